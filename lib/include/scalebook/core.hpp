@@ -1,0 +1,93 @@
+// scalebook/core.hpp — what every chapter builds on: Eigen aliases, the workbook's typed errors,
+// shape and value checks whose messages name the function and the shapes, and the error that an
+// exercise stub throws until a student implements it.
+//
+// Include this header before any Eigen header: it turns Eigen's internal assertions into a
+// scalebook::ShapeError instead of an abort, so a slip with shapes never kills the process.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace scalebook::detail {
+[[noreturn]] void eigen_assert_failed(const char* condition, const char* file, int line);
+}  // namespace scalebook::detail
+
+#ifndef eigen_assert
+#define eigen_assert(x)                                                           \
+  do {                                                                            \
+    if (!static_cast<bool>(x))                                                    \
+      ::scalebook::detail::eigen_assert_failed(#x, __FILE__, __LINE__);           \
+  } while (false)
+#endif
+
+#include <Eigen/Core>
+
+namespace scalebook {
+
+using Index = Eigen::Index;
+using Matrix = Eigen::MatrixXd;                                   // column-major doubles
+using Vector = Eigen::VectorXd;                                   // a column of doubles
+using RowVector = Eigen::RowVectorXd;                             // a row of doubles
+using BoolMatrix = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// Base of every error the workbook throws on a user's mistake.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Matrices whose shapes do not fit together, empty inputs, negative or zero sizes.
+class ShapeError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Values that make no sense for the operation: NaN or infinity, probabilities that do not sum to one.
+class ValueError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Thrown by an exercise stub: names the exercise and the command that shows its hint.
+class NotImplemented : public Error {
+ public:
+  NotImplemented(std::string exercise_id, std::string function);
+  const std::string& exercise_id() const noexcept { return exercise_id_; }
+
+ private:
+  std::string exercise_id_;
+};
+
+/// Called by every exercise stub; never returns.
+[[noreturn]] void not_implemented(std::string_view exercise_id, std::string_view function);
+
+/// "(3, 4)" — how shapes appear in every message.
+template <class Derived>
+std::string shape_of(const Eigen::EigenBase<Derived>& m) {
+  return "(" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + ")";
+}
+
+/// Throws ShapeError "function: name is empty (0, 3)" when m has no entries.
+void require_nonempty(std::string_view function, std::string_view name,
+                      const Eigen::Ref<const Matrix>& m);
+
+/// Throws ValueError naming the first non-finite entry (NaN or ±inf) and its position.
+void require_finite(std::string_view function, std::string_view name,
+                    const Eigen::Ref<const Matrix>& m);
+
+/// Throws ShapeError unless m is rows × cols.
+void require_shape(std::string_view function, std::string_view name,
+                   const Eigen::Ref<const Matrix>& m, Index rows, Index cols);
+
+/// Throws ShapeError unless a and b have the same number of columns (e.g. queries and keys share d_k).
+void require_same_cols(std::string_view function, std::string_view a_name,
+                       const Eigen::Ref<const Matrix>& a, std::string_view b_name,
+                       const Eigen::Ref<const Matrix>& b);
+
+/// Throws ShapeError unless value > 0, e.g. "attention: d_k must be positive, got 0".
+void require_positive(std::string_view function, std::string_view name, long long value);
+
+}  // namespace scalebook

@@ -1,0 +1,82 @@
+// Implementation of the workbook's errors and shape checks (see scalebook/core.hpp).
+#include "scalebook/core.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace scalebook {
+
+namespace detail {
+void eigen_assert_failed(const char* condition, const char* file, int line) {
+  std::ostringstream out;
+  out << "Eigen: shapes or indices do not fit (" << condition << ") at " << file << ':' << line;
+  throw ShapeError(out.str());
+}
+}  // namespace detail
+
+namespace {
+std::string describe_not_implemented(const std::string& id, const std::string& function) {
+  return "exercise " + id + " (" + function + ") is not implemented yet; stuck? run ./workbook hint " + id;
+}
+}  // namespace
+
+NotImplemented::NotImplemented(std::string exercise_id, std::string function)
+    : Error(describe_not_implemented(exercise_id, function)), exercise_id_(std::move(exercise_id)) {}
+
+void not_implemented(std::string_view exercise_id, std::string_view function) {
+  throw NotImplemented(std::string(exercise_id), std::string(function));
+}
+
+void require_nonempty(std::string_view function, std::string_view name,
+                      const Eigen::Ref<const Matrix>& m) {
+  if (m.size() == 0) {
+    std::ostringstream out;
+    out << function << ": " << name << " is empty " << shape_of(m);
+    throw ShapeError(out.str());
+  }
+}
+
+void require_finite(std::string_view function, std::string_view name,
+                    const Eigen::Ref<const Matrix>& m) {
+  for (Index j = 0; j < m.cols(); ++j) {
+    for (Index i = 0; i < m.rows(); ++i) {
+      if (!std::isfinite(m(i, j))) {
+        std::ostringstream out;
+        out << function << ": " << name << ' ' << shape_of(m) << " has a non-finite value "
+            << m(i, j) << " at (" << i << ", " << j << ')';
+        throw ValueError(out.str());
+      }
+    }
+  }
+}
+
+void require_shape(std::string_view function, std::string_view name,
+                   const Eigen::Ref<const Matrix>& m, Index rows, Index cols) {
+  if (m.rows() != rows || m.cols() != cols) {
+    std::ostringstream out;
+    out << function << ": " << name << " must be (" << rows << ", " << cols << "), got "
+        << shape_of(m);
+    throw ShapeError(out.str());
+  }
+}
+
+void require_same_cols(std::string_view function, std::string_view a_name,
+                       const Eigen::Ref<const Matrix>& a, std::string_view b_name,
+                       const Eigen::Ref<const Matrix>& b) {
+  if (a.cols() != b.cols()) {
+    std::ostringstream out;
+    out << function << ": " << a_name << ' ' << shape_of(a) << " and " << b_name << ' '
+        << shape_of(b) << " must have the same number of columns";
+    throw ShapeError(out.str());
+  }
+}
+
+void require_positive(std::string_view function, std::string_view name, long long value) {
+  if (value <= 0) {
+    std::ostringstream out;
+    out << function << ": " << name << " must be positive, got " << value;
+    throw ShapeError(out.str());
+  }
+}
+
+}  // namespace scalebook
