@@ -1,0 +1,47 @@
+// Chapter 4 contract — causal masking: the future is not available.
+// Students implement these in exercises/04-causal-masking/causal_masking.cpp; the reference is
+// solutions/04-causal-masking/causal_masking.cpp. Shapes: q is (n_q, d_k), k is (n_k, d_k),
+// v is (n_k, d_v); masks and weights are (n_q, n_k).
+#pragma once
+
+#include "scalebook/core.hpp"
+
+/// \file
+/// \brief Chapter 4's exercise contract: the causal mask, a masked softmax, causal attention.
+
+namespace scalebook::ch04 {
+
+/// \brief Where query i sits among the keys when n_q and n_k differ.
+enum class Alignment {
+  /// Query i is position i: it may see keys 0..i. Right when queries and keys are the same
+  /// sequence (training on a whole sequence, n_q = n_k).
+  TopLeft,
+  /// The last query is the last key: query i may see keys 0..i + (n_k − n_q). Right when the
+  /// queries are the newest tokens and the keys include cached earlier ones (decoding).
+  BottomRight,
+};
+
+/// \brief Exercise 4.1: the causal mask; entry (i, j) is true when query i may attend to key j.
+/// \param n_q number of queries, n_k number of keys (both at least 1)
+/// \param alignment see Alignment; with n_q = n_k both give the same lower-triangular mask
+/// \throws ShapeError if n_q or n_k is less than 1
+BoolMatrix causal_mask(Index n_q, Index n_k, Alignment alignment = Alignment::TopLeft);
+
+/// \brief Exercise 4.2: softmax of each row over the allowed entries only. Disallowed entries are
+/// set to −∞ before the softmax, so their weights are exactly 0.
+///
+/// Policy for a fully masked row (no key allowed): its weights are all zero, so that query's
+/// attention output is the zero vector. (An unguarded −∞ softmax would give 0/0 = NaN.)
+/// \throws ShapeError if scores is empty or allowed has another shape
+/// \throws ValueError if scores holds NaN or infinity
+Matrix masked_softmax(const Matrix& scores, const BoolMatrix& allowed);
+
+/// \brief Exercise 4.3: causal scaled dot-product attention,
+/// \f$\mathrm{softmax}(\mathrm{mask}(QK^\top/\sqrt{d_k}))\,V\f$.
+/// \return (n_q, d_v); row i depends only on the keys and values query i may see
+/// \throws ShapeError if an input is empty, q and k differ in columns, or v and k differ in rows
+/// \throws ValueError if an input holds NaN or infinity
+Matrix causal_attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                        Alignment alignment = Alignment::TopLeft);
+
+}  // namespace scalebook::ch04

@@ -1,0 +1,52 @@
+// scalebook/lesson.hpp — what every lesson program shares: a main that turns the workbook's errors
+// into a readable message (a student's missing exercise is named, not a crash), sections that the
+// docs cut out with \snippet, and data tables for the figures.
+//
+//   int main(int argc, char** argv) {
+//     return scalebook::run_lesson(argc, argv, [](scalebook::Lesson& lesson) {
+//       lesson.begin("worked-example");   // prints "== [worked-example] =="
+//       std::printf("...");
+//       lesson.end("worked-example");     // prints "-- [worked-example] --"
+//       lesson.table("ch03_variance.dat", {"d_k", "var"}, {dks, vars});
+//     });
+//   }
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "scalebook/core.hpp"
+
+namespace scalebook {
+
+class Lesson {
+ public:
+  explicit Lesson(std::filesystem::path data_dir);
+
+  /// Starts / ends a section the docs can show with \snippet NN-topic/lesson.out name.
+  void begin(const std::string& name);
+  void end(const std::string& name);
+
+  /// Writes a whitespace-separated table (a '#' header line, then one row per line, %.17g numbers)
+  /// into the data folder, for gnuplot. All columns must have the same length.
+  void table(const std::string& file_name, std::initializer_list<std::string> header,
+             std::initializer_list<std::vector<double>> columns) const;
+
+  /// Writes a matrix (one row per line, %.17g) into the data folder, for heatmaps.
+  void matrix(const std::string& file_name, const Matrix& m) const;
+
+  const std::filesystem::path& data_dir() const { return data_dir_; }
+
+ private:
+  std::filesystem::path data_dir_;
+};
+
+/// Runs a lesson body: argv[1] (default ".") is the folder for data files. Returns 0 on success;
+/// on a NotImplemented exercise or another scalebook::Error prints what happened to stderr and
+/// returns 1.
+int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body);
+
+}  // namespace scalebook

@@ -1,0 +1,82 @@
+// Lesson program support (see scalebook/lesson.hpp).
+#include "scalebook/lesson.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace scalebook {
+
+namespace {
+std::string format_number(double x) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", x);
+  return buffer;
+}
+}  // namespace
+
+Lesson::Lesson(std::filesystem::path data_dir) : data_dir_(std::move(data_dir)) {}
+
+void Lesson::begin(const std::string& name) {
+  std::fflush(stdout);
+  std::cout << "== [" << name << "] ==" << std::endl;
+}
+
+void Lesson::end(const std::string& name) {
+  std::fflush(stdout);
+  std::cout << "-- [" << name << "] --\n" << std::endl;
+}
+
+void Lesson::table(const std::string& file_name, std::initializer_list<std::string> header,
+                   std::initializer_list<std::vector<double>> columns) const {
+  if (header.size() != columns.size()) {
+    throw ShapeError("Lesson::table: " + file_name + " has " + std::to_string(header.size()) +
+                     " header names for " + std::to_string(columns.size()) + " columns");
+  }
+  const std::size_t rows = columns.size() == 0 ? 0 : columns.begin()->size();
+  for (const auto& column : columns) {
+    if (column.size() != rows) {
+      throw ShapeError("Lesson::table: " + file_name + ": columns have different lengths");
+    }
+  }
+  std::ofstream out(data_dir_ / file_name);
+  out << '#';
+  for (const auto& name : header) out << ' ' << name;
+  out << '\n';
+  for (std::size_t r = 0; r < rows; ++r) {
+    bool first = true;
+    for (const auto& column : columns) {
+      out << (first ? "" : " ") << format_number(column[r]);
+      first = false;
+    }
+    out << '\n';
+  }
+  if (!out) throw Error("Lesson::table: could not write " + (data_dir_ / file_name).string());
+}
+
+void Lesson::matrix(const std::string& file_name, const Matrix& m) const {
+  std::ofstream out(data_dir_ / file_name);
+  for (Index i = 0; i < m.rows(); ++i) {
+    for (Index j = 0; j < m.cols(); ++j) out << (j ? " " : "") << format_number(m(i, j));
+    out << '\n';
+  }
+  if (!out) throw Error("Lesson::matrix: could not write " + (data_dir_ / file_name).string());
+}
+
+int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body) {
+  Lesson lesson(argc > 1 ? argv[1] : ".");
+  try {
+    body(lesson);
+    std::cout.flush();
+    return 0;
+  } catch (const NotImplemented& error) {
+    std::cout.flush();
+    std::cerr << "\nThe lesson stopped: " << error.what() << '\n';
+  } catch (const Error& error) {
+    std::cout.flush();
+    std::cerr << "\nThe lesson stopped on an error: " << error.what() << '\n';
+  }
+  return 1;
+}
+
+}  // namespace scalebook
