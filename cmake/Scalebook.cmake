@@ -4,7 +4,8 @@
 #                         SOURCE attention_scaling.cpp   # in exercises/NAME, solutions/NAME, a submission
 #                         CHECKS checks.cpp              # doctest checks, in chapters/NAME
 #                         LESSON lesson.cpp              # lesson program, in chapters/NAME
-#                         FIGURES variance)              # figures/variance.gp -> variance.svg
+#                         FIGURES variance               # figures/variance.gp -> variance.svg
+#                         SUMMARY "what the chapter covers, for the book's main page")
 #
 # Targets (chNN = "ch" + NUMBER):
 #   chNN_reference   the reference solution (solutions/NAME/SOURCE)
@@ -16,7 +17,7 @@
 set(SCALEBOOK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 function(scalebook_add_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;SOURCE;CHECKS;LESSON" "FIGURES")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;SOURCE;CHECKS;LESSON;SUMMARY" "FIGURES")
   set(ch "ch${ARG_NUMBER}")
   set(chapter_dir "${PROJECT_SOURCE_DIR}/chapters/${ARG_NAME}")
   set(reference_source "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${ARG_SOURCE}")
@@ -81,7 +82,7 @@ function(scalebook_add_chapter)
     foreach(figure IN LISTS ARG_FIGURES)
       list(APPEND outputs "${out_dir}/${figure}.svg")
       list(APPEND figure_commands
-           COMMAND "${GNUPLOT_EXECUTABLE}" -e "${SCALEBOOK_GNUPLOT_TERMINAL}; set output '${figure}.svg'"
+           COMMAND "${GNUPLOT_EXECUTABLE}" -e "${SCALEBOOK_GNUPLOT_TERMINAL}" -e "set output '${figure}.svg'"
                    "${chapter_dir}/figures/${figure}.gp")
     endforeach()
     list(TRANSFORM ARG_FIGURES PREPEND "${chapter_dir}/figures/" OUTPUT_VARIABLE figure_scripts)
@@ -100,7 +101,14 @@ function(scalebook_add_chapter)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_TARGETS ${ch}_docs_assets)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_FILES ${outputs})
   endif()
-  set_property(GLOBAL APPEND PROPERTY SCALEBOOK_CHAPTER_DIRS "${chapter_dir}")
+  math(EXPR number "${ARG_NUMBER}")
+  set_property(GLOBAL APPEND PROPERTY SCALEBOOK_CHAPTER_INDEX
+               "- Chapter ${number}: @subpage ${ch} — ${ARG_SUMMARY} Hints: @subpage ${ch}_hints")
+  cmake_path(GET ARG_SOURCE STEM contract)
+  set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_INPUTS
+               "${chapter_dir}/lesson.md" "${chapter_dir}/hints.md" "${chapter_dir}/${contract}.hpp")
+  set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_SOURCES
+               "${stub_source}" "${reference_source}" "${chapter_dir}/${ARG_LESSON}")
 endfunction()
 
 set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")

@@ -5,10 +5,14 @@
 //   --scalebook-expect-all-fail   exit 0 only if every selected test case failed. The maintainers'
 //                                 build runs the checks against the untouched stubs this way: a
 //                                 check that passes on a stub proves nothing and is a defect.
+//   --scalebook-results=FILE      write one line per test case to FILE:
+//                                 "passed|failed <TAB> test case name <TAB> first failure message"
+//                                 (what ./workbook reads to show progress; the message is one line).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -16,10 +20,34 @@
 
 namespace {
 
-// Per test case: did it fail? Filled by a listener, so it works beside any reporter.
-std::map<std::string, bool>& outcomes() {
-  static std::map<std::string, bool> failed_by_name;
-  return failed_by_name;
+// Per test case: did it fail, and the first failure's message? Filled by a listener, so it works
+// beside any reporter.
+struct Outcome {
+  bool failed = false;
+  std::string message;
+};
+
+std::map<std::string, Outcome>& outcomes() {
+  static std::map<std::string, Outcome> by_name;
+  return by_name;
+}
+
+std::vector<std::string>& order() {
+  static std::vector<std::string> names;
+  return names;
+}
+
+std::string one_line(std::string text, std::size_t limit = 400) {
+  for (char& c : text)
+    if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+  if (text.size() > limit) text = text.substr(0, limit) + "...";
+  return text;
+}
+
+void record_failure(const std::string& name, const std::string& message) {
+  Outcome& outcome = outcomes()[name];
+  if (!outcome.failed || outcome.message.empty()) outcome.message = one_line(message);
+  outcome.failed = true;
 }
 
 struct OutcomeListener : doctest::IReporter {
@@ -27,15 +55,26 @@ struct OutcomeListener : doctest::IReporter {
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
-  void test_case_start(const doctest::TestCaseData& data) override { current_ = data.m_name; }
+  void test_case_start(const doctest::TestCaseData& data) override {
+    current_ = data.m_name;
+    if (outcomes().emplace(current_, Outcome{}).second) order().push_back(current_);
+  }
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
-    outcomes()[current_] |= !stats.testCaseSuccess;
+    if (!stats.testCaseSuccess) record_failure(current_, "");
   }
-  void test_case_exception(const doctest::TestCaseException&) override { outcomes()[current_] = true; }
+  void test_case_exception(const doctest::TestCaseException& e) override {
+    record_failure(current_, std::string(e.is_crash ? "crashed: " : "threw: ") + e.error_string.c_str());
+  }
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
-  void log_assert(const doctest::AssertData&) override {}
+  void log_assert(const doctest::AssertData& data) override {
+    if (!data.m_failed) return;
+    std::string message = data.m_expr;
+    if (data.m_threw) message += " threw: " + std::string(data.m_exception.c_str());
+    else if (data.m_decomp.size() > 0) message += " is " + std::string(data.m_decomp.c_str());
+    record_failure(current_, message);
+  }
   void log_message(const doctest::MessageData&) override {}
   void test_case_skipped(const doctest::TestCaseData&) override {}
 
@@ -49,19 +88,30 @@ DOCTEST_REGISTER_LISTENER("scalebook_outcomes", 1, OutcomeListener);
 
 int main(int argc, char** argv) {
   bool expect_all_fail = false;
+  const char* results_file = nullptr;
+  constexpr const char* results_flag = "--scalebook-results=";
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--scalebook-expect-all-fail") == 0) expect_all_fail = true;
+    else if (std::strncmp(argv[i], results_flag, std::strlen(results_flag)) == 0)
+      results_file = argv[i] + std::strlen(results_flag);
     else args.push_back(argv[i]);
   }
   doctest::Context context;
   context.applyCommandLine(static_cast<int>(args.size()), args.data());
   const int status = context.run();
+  if (results_file != nullptr) {
+    std::ofstream out(results_file);
+    for (const std::string& name : order()) {
+      const Outcome& outcome = outcomes()[name];
+      out << (outcome.failed ? "failed" : "passed") << '\t' << name << '\t' << outcome.message << '\n';
+    }
+  }
   if (context.shouldExit() || !expect_all_fail) return status;
 
   int passed_on_stub = 0;
-  for (const auto& [name, failed] : outcomes()) {
-    if (!failed) {
+  for (const auto& [name, outcome] : outcomes()) {
+    if (!outcome.failed) {
       std::cout << "check passed on the untouched stub (it proves nothing): " << name << '\n';
       ++passed_on_stub;
     }
