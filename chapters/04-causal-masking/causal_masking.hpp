@@ -22,8 +22,11 @@ enum class Alignment {
 };
 
 /// \brief Exercise 4.1: the causal mask; entry (i, j) is true when query i may attend to key j.
-/// \param n_q number of queries, n_k number of keys (both at least 1)
-/// \param alignment see Alignment; with n_q = n_k both give the same lower-triangular mask
+/// \param n_q,n_k the numbers of queries and keys (both at least 1)
+/// \param alignment see Alignment; with n_q = n_k both give the same lower-triangular mask, the
+///        diagonal included (every position sees itself). With BottomRight and n_q > n_k the first
+///        n_q − n_k rows allow nothing: those queries come before every key.
+/// \return an (n_q, n_k) matrix of bools
 /// \throws ShapeError if n_q or n_k is less than 1
 BoolMatrix causal_mask(Index n_q, Index n_k, Alignment alignment = Alignment::TopLeft);
 
@@ -32,12 +35,17 @@ BoolMatrix causal_mask(Index n_q, Index n_k, Alignment alignment = Alignment::To
 ///
 /// Policy for a fully masked row (no key allowed): its weights are all zero, so that query's
 /// attention output is the zero vector. (An unguarded −∞ softmax would give 0/0 = NaN.)
+/// \param scores (n_q, n_k) finite scores
+/// \param allowed (n_q, n_k); true where the score takes part in its row's softmax
+/// \return (n_q, n_k) weights: each row sums to 1 over its allowed entries (or is all zeros)
 /// \throws ShapeError if scores is empty or allowed has another shape
 /// \throws ValueError if scores holds NaN or infinity
 Matrix masked_softmax(const Matrix& scores, const BoolMatrix& allowed);
 
 /// \brief Exercise 4.3: causal scaled dot-product attention,
 /// \f$\mathrm{softmax}(\mathrm{mask}(QK^\top/\sqrt{d_k}))\,V\f$.
+/// \param q,k,v queries (n_q, d_k), keys (n_k, d_k) and values (n_k, d_v), one per row
+/// \param alignment which keys each query may see when n_q and n_k differ (see Alignment)
 /// \return (n_q, d_v); row i depends only on the keys and values query i may see
 /// \throws ShapeError if an input is empty, q and k differ in columns, or v and k differ in rows
 /// \throws ValueError if an input holds NaN or infinity
