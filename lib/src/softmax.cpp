@@ -27,8 +27,15 @@ Matrix softmax_rows(const Eigen::Ref<const Matrix>& logits) {
       weights.row(i).setZero();  // fully masked row: documented policy, all weights zero
       continue;
     }
-    weights.row(i) = (logits.row(i).array() - row_max).exp().matrix();
-    weights.row(i) /= weights.row(i).sum();
+    // Scalar exp, and exactly 0 for -inf: Eigen 3.4's vectorised exp(-inf) is a tiny denormal
+    // (about 5.6e-309), not 0, and a masked weight must be exactly zero.
+    double sum = 0.0;
+    for (Index j = 0; j < logits.cols(); ++j) {
+      const double x = logits(i, j);
+      weights(i, j) = x == -std::numeric_limits<double>::infinity() ? 0.0 : std::exp(x - row_max);
+      sum += weights(i, j);
+    }
+    weights.row(i) /= sum;
   }
   return weights;
 }
