@@ -14,7 +14,49 @@
 #   chNN_lesson      the lesson program on the reference; its output and figures feed the docs
 #   chNN_lesson_track  the lesson program on the track (what `./workbook run` shows a student)
 #   chNN_checks_on_stubs  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against the untouched stubs
+#   chNN_zoo_MUTANT  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against each bugzoo/MUTANT.cpp
+#
+# The checks are registered from the TEST_CASE names in CHECKS, read at configure time, not by
+# running a binary: the list a submission is graded against is always the instructor's own.
+# build/<preset>/checks.tsv lists them: chapter, exercise id, points, key, name.
 set(SCALEBOOK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")
+# One look for every figure: SVG, sized for a book page.
+set(SCALEBOOK_GNUPLOT_TERMINAL "set terminal svg size 720,420 dynamic enhanced font 'Helvetica,13' background rgb 'white'")
+set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
+file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
+
+# One library per implementation of a chapter's contract (chapters/NAME/*.hpp).
+function(_scalebook_contract_library target source chapter_dir)
+  add_library(${target} STATIC "${source}")
+  target_include_directories(${target} PUBLIC "${chapter_dir}")
+  target_link_libraries(${target} PUBLIC scalebook::lib)
+endfunction()
+
+# The checks compiled once (OBJECTS) linked against one implementation.
+function(_scalebook_checks_executable target objects implementation)
+  add_executable(${target} $<TARGET_OBJECTS:${objects}>)
+  target_link_libraries(${target} PRIVATE ${implementation} scalebook::testing scalebook::doctest_main)
+endfunction()
+
+# _scalebook_check_names(FILE OUT): the TEST_CASE("...") names of a checks file, in order.
+function(_scalebook_check_names file out)
+  file(STRINGS "${file}" lines REGEX "TEST_CASE[ ]*\\(\"")
+  set(names)
+  foreach(line IN LISTS lines)
+    string(REGEX MATCH "TEST_CASE[ ]*\\(\"([^\"]+)\"" match "${line}")
+    set(name "${CMAKE_MATCH_1}")
+    string(FIND "${name}" "[" open_bracket)
+    string(FIND "${name}" "]" close_bracket)
+    if(name MATCHES "[;*?]" OR NOT open_bracket EQUAL -1 OR NOT close_bracket EQUAL -1
+       OR NOT name MATCHES "^[0-9]+\\.[0-9]+ ")
+      message(FATAL_ERROR "${file}: check name '${name}' must start with its exercise id "
+                          "(e.g. \"3.2 ...\") and contain none of [ ] ; * ?")
+    endif()
+    list(APPEND names "${name}")
+  endforeach()
+  set(${out} "${names}" PARENT_SCOPE)
+endfunction()
 
 function(scalebook_add_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;SOURCE;CHECKS;LESSON;SUMMARY" "FIGURES")
@@ -24,43 +66,105 @@ function(scalebook_add_chapter)
   set(stub_source "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/${ARG_SOURCE}")
   set(track_source "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}/${ARG_SOURCE}")
 
-  # One library per implementation of the chapter's contract (chapters/NAME/*.hpp).
-  function(_scalebook_contract_library target source)
-    add_library(${target} STATIC "${source}")
-    target_include_directories(${target} PUBLIC "${chapter_dir}")
-    target_link_libraries(${target} PUBLIC scalebook::lib)
-  endfunction()
-
-  _scalebook_contract_library(${ch}_reference "${reference_source}")
+  # --- the implementation being checked ---------------------------------------------------------
   cmake_path(COMPARE "${track_source}" EQUAL "${reference_source}" track_is_reference)
+  if(NOT SCALEBOOK_GRADING OR track_is_reference)
+    _scalebook_contract_library(${ch}_reference "${reference_source}" "${chapter_dir}")
+  endif()
   if(track_is_reference)
     add_library(${ch}_track ALIAS ${ch}_reference)
   else()
     if(NOT EXISTS "${track_source}")
-      message(FATAL_ERROR "chapter ${ARG_NAME}: ${track_source} is missing (SCALEBOOK_TRACK_DIR=${SCALEBOOK_TRACK_DIR})")
+      if(NOT SCALEBOOK_GRADING)
+        message(FATAL_ERROR "chapter ${ARG_NAME}: ${track_source} is missing "
+                            "(SCALEBOOK_TRACK_DIR=${SCALEBOOK_TRACK_DIR}); restore it with git checkout")
+      endif()
+      # A submission without the file: the chapter fails to compile, with this as its first error.
+      set(missing "${CMAKE_CURRENT_BINARY_DIR}/missing/${ARG_SOURCE}")
+      file(WRITE "${missing}" "#error \"the submission has no ${ARG_NAME}/${ARG_SOURCE}\"\n")
+      set(track_source "${missing}")
     endif()
-    _scalebook_contract_library(${ch}_track "${track_source}")
+    _scalebook_contract_library(${ch}_track "${track_source}" "${chapter_dir}")
   endif()
 
-  # The checks are compiled once and linked against each implementation.
+  # --- the checks -------------------------------------------------------------------------------
   add_library(${ch}_checks_objects OBJECT "${chapter_dir}/${ARG_CHECKS}")
   target_include_directories(${ch}_checks_objects PRIVATE "${chapter_dir}")
   target_link_libraries(${ch}_checks_objects PRIVATE scalebook::testing)
+  _scalebook_checks_executable(${ch}_checks ${ch}_checks_objects ${ch}_track)
 
-  add_executable(${ch}_checks $<TARGET_OBJECTS:${ch}_checks_objects>)
-  target_link_libraries(${ch}_checks PRIVATE ${ch}_track scalebook::testing scalebook::doctest_main)
-  doctest_discover_tests(${ch}_checks TEST_PREFIX "${ARG_NAME}/" PROPERTIES LABELS "${ch}")
-
-  if(SCALEBOOK_PROVE_STUBS_FAIL)
-    _scalebook_contract_library(${ch}_stubs "${stub_source}")
-    add_executable(${ch}_checks_on_stubs $<TARGET_OBJECTS:${ch}_checks_objects>)
-    target_link_libraries(${ch}_checks_on_stubs PRIVATE ${ch}_stubs scalebook::testing scalebook::doctest_main)
-    add_test(NAME "${ARG_NAME} every check fails on the untouched stubs"
-             COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
-    set_tests_properties("${ARG_NAME} every check fails on the untouched stubs" PROPERTIES LABELS stub-proof)
+  _scalebook_check_names("${chapter_dir}/${ARG_CHECKS}" names)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${ARG_CHECKS}")
+  # Points per check: chapters/NAME/points.txt may give "EXERCISE_ID POINTS" lines; default 1.
+  set(points_file "${chapter_dir}/points.txt")
+  set(points_lines)
+  if(EXISTS "${points_file}")
+    file(STRINGS "${points_file}" points_lines REGEX "^[0-9]+\\.[0-9]+[ \t]+[0-9]+")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${points_file}")
+  endif()
+  set(index 0)
+  foreach(name IN LISTS names)
+    math(EXPR index "${index} + 1")
+    string(REGEX MATCH "^[0-9]+\\.[0-9]+" exercise "${name}")
+    set(points 1)
+    foreach(line IN LISTS points_lines)
+      if(line MATCHES "^${exercise}[ \t]+([0-9]+)")
+        set(points "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+    set(key "${ch}_${index}")
+    file(APPEND "${SCALEBOOK_CHECKS_MANIFEST}" "${ARG_NAME}\t${exercise}\t${points}\t${key}\t${name}\n")
+    string(REPLACE "," "\\," filter "${name}")
+    set(test_name "${ARG_NAME}/${name}")
+    if(SCALEBOOK_GRADING)
+      add_test(NAME "${test_name}"
+               COMMAND "${PROJECT_SOURCE_DIR}/tools/run-check" "${PROJECT_BINARY_DIR}/grading"
+                       "${key}" "${SCALEBOOK_CHECK_TIMEOUT}" $<TARGET_FILE:${ch}_checks> "${name}")
+      math(EXPR backstop "${SCALEBOOK_CHECK_TIMEOUT} + 10")
+    else()
+      add_test(NAME "${test_name}" COMMAND ${ch}_checks "--test-case=${filter}" --no-version)
+      set(backstop "${SCALEBOOK_CHECK_TIMEOUT}")
+    endif()
+    set_tests_properties("${test_name}" PROPERTIES LABELS "${ch}" TIMEOUT "${backstop}")
+  endforeach()
+  if(SCALEBOOK_GRADING)
+    return()  # grading builds the checks only
   endif()
 
-  # The lesson program, once compiled, linked against the reference and against the track.
+  # The names read above must be exactly the binary's own list.
+  set(names_file "${CMAKE_CURRENT_BINARY_DIR}/check_names.txt")
+  list(JOIN names "\n" names_text)
+  file(WRITE "${names_file}" "${names_text}\n")
+  add_test(NAME "${ARG_NAME} the registered checks are exactly the binary's test cases"
+           COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_checks>" -D "NAMES=${names_file}"
+                   -P "${SCALEBOOK_CMAKE_DIR}/check_names_match.cmake")
+  set_tests_properties("${ARG_NAME} the registered checks are exactly the binary's test cases"
+                       PROPERTIES LABELS meta)
+
+  # --- proofs that the checks can fail: the stubs, and the bug zoo ---------------------------------
+  if(SCALEBOOK_PROVE_STUBS_FAIL)
+    _scalebook_contract_library(${ch}_stubs "${stub_source}" "${chapter_dir}")
+    _scalebook_checks_executable(${ch}_checks_on_stubs ${ch}_checks_objects ${ch}_stubs)
+    add_test(NAME "${ARG_NAME} every check fails on the untouched stubs"
+             COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
+    set_tests_properties("${ARG_NAME} every check fails on the untouched stubs" PROPERTIES LABELS proof)
+
+    # Each bugzoo/*.cpp is a whole wrong implementation; listed, so adding one is dropping a file
+    # in and re-running CMake (the folder is watched for that).
+    file(GLOB mutants CONFIGURE_DEPENDS "${chapter_dir}/bugzoo/*.cpp")
+    foreach(mutant IN LISTS mutants)
+      cmake_path(GET mutant STEM mutant_name)
+      _scalebook_contract_library(${ch}_mutant_${mutant_name} "${mutant}" "${chapter_dir}")
+      _scalebook_checks_executable(${ch}_zoo_${mutant_name} ${ch}_checks_objects ${ch}_mutant_${mutant_name})
+      add_test(NAME "${ARG_NAME} bug zoo: ${mutant_name} is caught"
+               COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_zoo_${mutant_name}>"
+                       -D "MUTANT=${mutant}" -D "RESULTS=${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}.tsv"
+                       -P "${SCALEBOOK_CMAKE_DIR}/check_mutant_caught.cmake")
+      set_tests_properties("${ARG_NAME} bug zoo: ${mutant_name} is caught" PROPERTIES LABELS proof)
+    endforeach()
+  endif()
+
+  # --- the lesson, once compiled, linked against the reference and against the track -------------
   add_library(${ch}_lesson_objects OBJECT "${chapter_dir}/${ARG_LESSON}")
   target_link_libraries(${ch}_lesson_objects PRIVATE ${ch}_reference)
   add_executable(${ch}_lesson $<TARGET_OBJECTS:${ch}_lesson_objects>)
@@ -74,7 +178,7 @@ function(scalebook_add_chapter)
                    -P "${SCALEBOOK_CMAKE_DIR}/check_lesson_deterministic.cmake")
   set_tests_properties("${ARG_NAME} lesson output is identical run to run" PROPERTIES LABELS lesson)
 
-  # Docs assets: the lesson's real output and data, and the figures gnuplot draws from the data.
+  # --- docs assets: the lesson's real output and data, and the figures gnuplot draws from them ---
   if(SCALEBOOK_BUILD_DOCS)
     set(out_dir "${SCALEBOOK_DOCS_GENERATED_DIR}/${ARG_NAME}")
     set(outputs "${out_dir}/lesson.out")
@@ -87,9 +191,9 @@ function(scalebook_add_chapter)
     endforeach()
     list(TRANSFORM ARG_FIGURES PREPEND "${chapter_dir}/figures/" OUTPUT_VARIABLE figure_scripts)
     list(TRANSFORM figure_scripts APPEND ".gp")
+    file(MAKE_DIRECTORY "${out_dir}")
     add_custom_command(
       OUTPUT ${outputs}
-      COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
       COMMAND "${CMAKE_COMMAND}" -D "LESSON=$<TARGET_FILE:${ch}_lesson>" -D "OUT_DIR=${out_dir}"
               -P "${SCALEBOOK_CMAKE_DIR}/run_lesson.cmake"
       ${figure_commands}
@@ -110,7 +214,3 @@ function(scalebook_add_chapter)
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_SOURCES
                "${stub_source}" "${reference_source}" "${chapter_dir}/${ARG_LESSON}")
 endfunction()
-
-set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")
-# One look for every figure: SVG, sized for a book page.
-set(SCALEBOOK_GNUPLOT_TERMINAL "set terminal svg size 720,420 dynamic enhanced font 'Helvetica,13' background rgb 'white'")

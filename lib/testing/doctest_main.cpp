@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,7 @@ std::vector<std::string>& order() {
   return names;
 }
 
-std::string one_line(std::string text, std::size_t limit = 400) {
+std::string one_line(std::string text, std::size_t limit = 600) {
   for (char& c : text)
     if (c == '\n' || c == '\t' || c == '\r') c = ' ';
   if (text.size() > limit) text = text.substr(0, limit) + "...";
@@ -70,7 +71,15 @@ struct OutcomeListener : doctest::IReporter {
   void subcase_end() override {}
   void log_assert(const doctest::AssertData& data) override {
     if (!data.m_failed) return;
-    std::string message = data.m_expr;
+    std::string message;
+    // The INFO / CHECK_MESSAGE texts in scope come first: they say what the check suspects.
+    const int contexts = get_num_active_contexts();
+    for (int i = 0; i < contexts; ++i) {
+      std::ostringstream text;
+      get_active_contexts()[i]->stringify(&text);
+      if (!text.str().empty()) message += text.str() + " | ";
+    }
+    message += data.m_expr;
     if (data.m_threw) message += " threw: " + std::string(data.m_exception.c_str());
     else if (data.m_decomp.size() > 0) message += " is " + std::string(data.m_decomp.c_str());
     record_failure(current_, message);
@@ -107,7 +116,12 @@ int main(int argc, char** argv) {
       out << (outcome.failed ? "failed" : "passed") << '\t' << name << '\t' << outcome.message << '\n';
     }
   }
-  if (context.shouldExit() || !expect_all_fail) return status;
+  if (context.shouldExit()) return status;
+  if (outcomes().empty()) {
+    std::cout << "no check matched the filter: nothing was tested\n";
+    return 1;
+  }
+  if (!expect_all_fail) return status;
 
   int passed_on_stub = 0;
   for (const auto& [name, outcome] : outcomes()) {
@@ -115,10 +129,6 @@ int main(int argc, char** argv) {
       std::cout << "check passed on the untouched stub (it proves nothing): " << name << '\n';
       ++passed_on_stub;
     }
-  }
-  if (outcomes().empty()) {
-    std::cout << "no check ran: nothing was proven\n";
-    return 1;
   }
   std::cout << outcomes().size() - passed_on_stub << " of " << outcomes().size()
             << " checks fail on the untouched stubs, as they must\n";

@@ -1,4 +1,5 @@
 // mistake: top-left and bottom-right alignment are swapped
+// expect: top-left and bottom-right alignment swapped?
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

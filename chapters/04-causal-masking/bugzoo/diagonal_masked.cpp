@@ -1,4 +1,5 @@
 // mistake: the diagonal is masked too (j < i instead of j <= i): a position cannot see itself
+// expect: diagonal masked too
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

@@ -1,4 +1,5 @@
 // mistake: Eigen's vectorised .exp() on a contiguous row: exp(-inf) comes out as a tiny positive number, so masked weights are not exactly 0
+// expect: Eigen's vectorised .exp()
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

@@ -1,4 +1,5 @@
 // mistake: masked scores are set to a large finite negative number (-1e9) instead of -infinity
+// expect: a finite sentinel instead of -infinity
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

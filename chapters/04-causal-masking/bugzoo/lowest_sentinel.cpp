@@ -1,4 +1,5 @@
 // mistake: masked scores are set to the lowest finite double instead of -infinity
+// expect: a finite sentinel (like -1e9 or lowest()) instead of -infinity?
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

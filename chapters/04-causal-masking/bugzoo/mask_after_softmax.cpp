@@ -1,4 +1,5 @@
 // mistake: the mask is applied after the softmax: masked weights are zeroed but the allowed ones are not renormalised
+// expect: mask applied after the softmax
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

@@ -1,4 +1,5 @@
 // mistake: the mask is transposed (j >= i): each query sees the future and not the past
+// expect: mask transposed (j >= i instead of j <= i)?
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

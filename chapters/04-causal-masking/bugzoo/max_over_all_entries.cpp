@@ -1,4 +1,5 @@
 // mistake: the row maximum is taken over all scores, masked ones included: a large masked score makes the allowed weights underflow to 0/0
+// expect: the maximum must be taken over the allowed entries only
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

@@ -1,4 +1,5 @@
 // mistake: no guard for a fully masked row: exp(-inf - (-inf)) gives NaN instead of the policy's zeros
+// expect: not NaN
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

@@ -1,4 +1,5 @@
 // mistake: causal_attention does not validate its inputs (shape mismatches reach Eigen, NaN passes through)
+// expect: causal_attention(q, k, Matrix(5, 0))
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

@@ -1,4 +1,5 @@
 // mistake: the scores are not divided by sqrt(d_k)
+// expect: scores not divided by sqrt(d_k)?
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys

@@ -1,4 +1,5 @@
 // mistake: bottom-right alignment shifts the queries the wrong way (j <= i - (n_k - n_q))
+// expect: bottom-right shift with the wrong sign
 // Chapter 4 reference — causal masking: the future is not available.
 //
 // 4.1 causal_mask: which keys each query may see. Query i sees keys 0..i (top-left), or keys
