@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""End-to-end test of ./workbook grade on submissions made for the purpose.
+
+Each fixture is the reference solutions (or the stubs) with one deliberate defect patched in, so the
+fixtures never drift from the chapters: a chapter that does not compile, a crash, a hang, a process
+that exits early, one that prints a fake success, and a whole-copy submission that edits its tests
+and build files. Grading must give each the statuses the README promises, keep the maximum from the
+instructor's tree, and leave every submission folder untouched.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CH3, CH4 = "03-attention-scaling", "04-causal-masking"
+CH3_FILE, CH4_FILE = f"{CH3}/attention_scaling.cpp", f"{CH4}/causal_masking.cpp"
+failures: list[str] = []
+
+
+def expect(condition: bool, what: str) -> None:
+    if not condition:
+        failures.append(what)
+        print(f"FAIL {what}")
+
+
+def patch(path: Path, signature: str, body_line: str, include: str = "") -> None:
+    """Inserts body_line as the first statement of the function whose definition starts `signature`."""
+    lines = path.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(signature) and line.endswith("{"))
+    lines.insert(at + 1, "  " + body_line)
+    if include:
+        lines.insert(0, include)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def make_fixtures(base: Path) -> dict[str, Path]:
+    solutions, stubs = ROOT / "solutions", ROOT / "exercises"
+    made = {}
+
+    def from_solutions(name: str) -> Path:
+        shutil.copytree(solutions, base / name)  # the "just exercises/" form
+        made[name] = base / name
+        return base / name
+
+    from_solutions("reference")
+
+    whole = base / "stubs"  # the "whole copy of the workbook" form
+    shutil.copytree(stubs, whole / "exercises")
+    made["stubs"] = whole
+
+    broken = from_solutions("does-not-compile")
+    with open(broken / CH3_FILE, "a") as out:
+        out.write("\nthis line is not C++;\n")
+
+    patch(from_solutions("crashes") / CH3_FILE, "Matrix dot_scores(",
+          "{ volatile int* null = nullptr; *null = 1; }")
+    patch(from_solutions("hangs") / CH4_FILE, "BoolMatrix causal_mask(",
+          "std::this_thread::sleep_for(std::chrono::hours(1));", include="#include <thread>")
+    patch(from_solutions("exits-early") / CH3_FILE, "Vector row_entropy(", "std::exit(0);",
+          include="#include <cstdlib>")
+    patch(from_solutions("prints-pass") / CH4_FILE, "BoolMatrix causal_mask(",
+          'std::puts("[doctest] Status: SUCCESS!"); std::fflush(stdout); std::_Exit(0);',
+          include="#include <cstdio>\n#include <cstdlib>")
+
+    # Edits its tests and build files to pass everything; its exercises are the stubs.
+    hostile = base / "edits-tests"
+    shutil.copytree(stubs, hostile / "exercises")
+    for chapter in (CH3, CH4):
+        (hostile / "chapters" / chapter).mkdir(parents=True)
+        (hostile / "chapters" / chapter / "checks.cpp").write_text(
+            '#include <doctest/doctest.h>\nTEST_CASE("3.1 always passes") { CHECK(true); }\n')
+    (hostile / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.25)\nproject(x)\n")
+    made["edits-tests"] = hostile
+    return made
+
+
+def tree_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def by_exercise(report: dict, prefix: str) -> list[dict]:
+    return [t for t in report["tests"] if t["exercise"].startswith(prefix)]
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="scalebook-grading-") as temp:
+        base = Path(temp)
+        fixtures = make_fixtures(base / "submissions")
+        before = {name: tree_hash(path) for name, path in fixtures.items()}
+        out = base / "grades"
+        start = time.monotonic()
+        timeout = 2
+        result = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(out),
+                                 "--jobs", "2", "--timeout", str(timeout), "--build-dir", str(base / "build"),
+                                 *map(str, fixtures.values())],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        elapsed = time.monotonic() - start
+        print(result.stdout)
+        expect(result.returncode == 0, f"grade exits 0 when every submission was graded (got {result.returncode})")
+
+        reports = {}
+        for name in fixtures:
+            path = out / name / "report.json"
+            expect(path.exists(), f"{name}: report.json written")
+            if path.exists():
+                reports[name] = json.loads(path.read_text())
+        if len(reports) != len(fixtures):
+            return finish()
+
+        maximum = reports["reference"]["max_score"]
+        expect(maximum > 0, "the reference has checks")
+        for name, report in reports.items():
+            expect(report["max_score"] == maximum, f"{name}: maximum {report['max_score']} is the instructor's {maximum}")
+            expect(report["submission"] == name, f"{name}: named after its folder")
+            for test in report["tests"]:
+                for field in ("name", "chapter", "exercise", "status", "points", "max_points", "message"):
+                    expect(field in test, f"{name}: test entry has '{field}'")
+            expect(before[name] == tree_hash(fixtures[name]), f"{name}: submission folder untouched")
+
+        ref = reports["reference"]
+        expect(ref["score"] == maximum and all(t["status"] == "passed" for t in ref["tests"]),
+               "the reference solutions get full marks")
+        stubs = reports["stubs"]
+        expect(stubs["score"] == 0, f"the untouched stubs get zero (got {stubs['score']})")
+        expect(all("not implemented yet" in t["message"] for t in stubs["tests"] if t["status"] == "failed"),
+               "a stub's failure message says 'not implemented yet'")
+
+        broken = reports["does-not-compile"]
+        ch3 = [t for t in broken["tests"] if t["chapter"] == CH3]
+        ch4 = [t for t in broken["tests"] if t["chapter"] == CH4]
+        expect(all(t["status"] == "compile_error" for t in ch3), "a chapter that does not compile: compile_error")
+        expect(all("error" in t["message"] and "attention_scaling.cpp" in t["message"] for t in ch3),
+               "compile_error carries the compiler's first error in the student's file")
+        expect(all(t["status"] == "passed" for t in ch4), "the other chapter is graded normally")
+
+        crashes = reports["crashes"]
+        expect(all(t["status"] == "crashed" for t in by_exercise(crashes, "3.1")), "a segfault in 3.1 is 'crashed'")
+        expect(all("SIGSEGV" in t["message"] for t in by_exercise(crashes, "3.1")), "the crash names the signal")
+        expect(all(t["status"] == "passed" for t in by_exercise(crashes, "3.3") + by_exercise(crashes, "4.")),
+               "checks that do not call the crashing function still pass")
+
+        hangs = reports["hangs"]
+        expect(all(t["status"] == "timed_out" for t in by_exercise(hangs, "4.1")), "a hang in 4.1 is 'timed_out'")
+        expect(all(t["status"] == "passed" for t in by_exercise(hangs, "3.")), "a hang in chapter 4 costs chapter 3 nothing")
+
+        early = reports["exits-early"]
+        expect(all(t["status"] == "failed" and "before the check reported" in t["message"]
+                   for t in by_exercise(early, "3.5")), "exit(0) inside an exercise fails its checks")
+        expect(all(t["status"] == "passed" for t in by_exercise(early, "3.1")), "other exercises still pass")
+
+        fake = reports["prints-pass"]
+        expect(all(t["status"] != "passed" for t in by_exercise(fake, "4.1")), "printing a fake success earns nothing")
+
+        hostile = reports["edits-tests"]
+        expect(hostile["score"] == 0, f"edited tests and build files gain nothing (got {hostile['score']})")
+
+        with open(out / "grades.csv") as f:
+            rows = list(csv.reader(f))
+        expect(rows[0] == ["submission", CH3, CH4, "total", "maximum"], f"grades.csv header {rows[0]}")
+        expect(sorted(r[0] for r in rows[1:]) == sorted(fixtures), "grades.csv has one row per submission")
+        for row in rows[1:]:
+            expect(int(row[1]) + int(row[2]) == int(row[3]) == reports[row[0]]["score"], f"{row[0]}: csv totals add up")
+
+        junit = ET.parse(out / "crashes" / "junit.xml").getroot()
+        expect(len(junit.findall("testcase")) == len(crashes["tests"]), "junit.xml has one testcase per check")
+        expect(len(junit.findall("testcase/error")) == sum(t["status"] in ("crashed", "timed_out", "compile_error")
+                                                          for t in crashes["tests"]), "crashes are junit errors")
+
+        # Bounded time: every hung check is stopped at the timeout.
+        expect(elapsed < 300, f"grading 8 submissions took {elapsed:.0f} s")
+        print(f"graded {len(fixtures)} fixture submissions in {elapsed:.1f} s")
+    return finish()
+
+
+def finish() -> int:
+    if failures:
+        print(f"{len(failures)} expectation(s) failed")
+        return 1
+    print("every grading expectation holds")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
