@@ -31,6 +31,9 @@ function(_scalebook_contract_library target source chapter_dir)
   add_library(${target} STATIC "${source}")
   target_include_directories(${target} PUBLIC "${chapter_dir}")
   target_link_libraries(${target} PUBLIC scalebook::lib)
+  if(TARGET scalebook_pch)
+    target_precompile_headers(${target} REUSE_FROM scalebook_pch)
+  endif()
 endfunction()
 
 # The checks compiled once (OBJECTS) linked against one implementation.

@@ -1,0 +1,1 @@
+// Compiled only to produce the precompiled header that exercise files reuse (lib/CMakeLists.txt).
