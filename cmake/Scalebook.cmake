@@ -31,6 +31,7 @@ function(_scalebook_contract_library target source chapter_dir)
   add_library(${target} STATIC "${source}")
   target_include_directories(${target} PUBLIC "${chapter_dir}")
   target_link_libraries(${target} PUBLIC scalebook::lib)
+  set_target_properties(${target} PROPERTIES SCALEBOOK_FAST_COMPILE ON)  # -O1: see lib/CMakeLists.txt
   if(TARGET scalebook_pch)
     target_precompile_headers(${target} REUSE_FROM scalebook_pch)
   endif()

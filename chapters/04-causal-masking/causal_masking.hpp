@@ -5,6 +5,7 @@
 #pragma once
 
 #include "scalebook/core.hpp"
+#include "scalebook/linalg.hpp"  // matmul, matmul_transposed: products compiled once
 
 /// \file
 /// \brief Chapter 4's exercise contract: the causal mask, a masked softmax, causal attention.

@@ -62,3 +62,22 @@ TEST_CASE("Eigen's shape assertions become ShapeError instead of an abort") {
   CHECK_THROWS_AS((void)a(5, 5), ShapeError);
 }
 }
+
+#include "scalebook/linalg.hpp"
+
+TEST_SUITE("lib") {
+TEST_CASE("matmul and matmul_transposed against sums written out") {
+  Matrix a(2, 3), b(3, 2);
+  a << 1, 2, 3, 4, 5, 6;
+  b << 7, 8, 9, 10, 11, 12;
+  Matrix ab(2, 2);
+  ab << 1 * 7 + 2 * 9 + 3 * 11, 1 * 8 + 2 * 10 + 3 * 12, 4 * 7 + 5 * 9 + 6 * 11, 4 * 8 + 5 * 10 + 6 * 12;
+  CHECK(matmul(a, b) == ab);
+  Matrix aat(2, 2);
+  aat << 1 + 4 + 9, 4 + 10 + 18, 4 + 10 + 18, 16 + 25 + 36;
+  CHECK(matmul_transposed(a, a) == aat);
+  CHECK_THROWS_WITH_AS(matmul(a, a), "matmul: a (2, 3) times b (2, 3): a's columns must equal b's rows",
+                       ShapeError);
+  CHECK_THROWS_AS(matmul_transposed(a, b), ShapeError);
+}
+}

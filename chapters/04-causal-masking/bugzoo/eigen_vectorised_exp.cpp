@@ -67,9 +67,9 @@ Matrix causal_attention(const Matrix& q, const Matrix& k, const Matrix& v, Align
   require_finite("causal_attention", "v", v);
 
   const double d_k = static_cast<double>(q.cols());
-  const Matrix scores = (q * k.transpose()) / std::sqrt(d_k);                    // (n_q, n_k)
+  const Matrix scores = matmul_transposed(q, k) / std::sqrt(d_k);                    // (n_q, n_k)
   const Matrix weights = masked_softmax(scores, causal_mask(q.rows(), k.rows(), alignment));
-  return weights * v;                                                            // (n_q, d_v)
+  return matmul(weights, v);                                                         // (n_q, d_v)
 }
 
 }  // namespace scalebook::ch04

@@ -58,9 +58,9 @@ Matrix masked_softmax(const Matrix& scores, const BoolMatrix& allowed) {
 
 Matrix causal_attention(const Matrix& q, const Matrix& k, const Matrix& v, Alignment alignment) {
   const double d_k = static_cast<double>(q.cols());
-  const Matrix scores = (q * k.transpose()) / std::sqrt(d_k);                    // (n_q, n_k)
+  const Matrix scores = matmul_transposed(q, k) / std::sqrt(d_k);                    // (n_q, n_k)
   const Matrix weights = masked_softmax(scores, causal_mask(q.rows(), k.rows(), alignment));
-  return weights * v;                                                            // (n_q, d_v)
+  return matmul(weights, v);                                                         // (n_q, d_v)
 }
 
 }  // namespace scalebook::ch04
