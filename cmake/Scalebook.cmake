@@ -209,9 +209,8 @@ function(scalebook_add_chapter)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_TARGETS ${ch}_docs_assets)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_FILES ${outputs})
   endif()
-  math(EXPR number "${ARG_NUMBER}")
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_CHAPTER_INDEX
-               "- Chapter ${number}: @subpage ${ch} — ${ARG_SUMMARY} Hints: @subpage ${ch}_hints")
+               "- @ref ${ch} — ${ARG_SUMMARY} Hints: @ref ${ch}_hints")
   cmake_path(GET ARG_SOURCE STEM contract)
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_INPUTS
                "${chapter_dir}/lesson.md" "${chapter_dir}/hints.md" "${chapter_dir}/${contract}.hpp")

@@ -1,0 +1,19 @@
+// Appended by Doxygen (MATHJAX_CODEFILE) to the MathJax configuration of every page of the book.
+//
+// MathJax 2's HTML-CSS output decides whether a web font has loaded by measuring text set in it
+// against a dummy face, MathJax_Blank, declared with src: url('about:blank'). In a book opened from
+// disk (file://) Chromium refuses that request and logs a CORS error on every page whose formulas
+// need a second font (e.g. \mathbb). A local() source that names no installed font fails the same
+// way (the measurement falls back to the default font, exactly as before), but silently and
+// without a request.
+MathJax.Hub.Config({
+  "HTML-CSS": {
+    styles: { "@font-face": { "font-family": "MathJax_Blank", src: "local('MathJax_Blank')" } }
+  }
+});
+
+// MathJax loads its right-click menu and its zoom one and two seconds after the math is typeset,
+// each time flashing a "Loading [MathJax]/extensions/..." box in the corner of a page the reader is
+// already reading. Loaded with the other extensions instead, they are ready with the math.
+// (Appended to Doxygen's list: MathJax.Hub.Config would replace the list, tex2jax.js included.)
+MathJax.Hub.config.extensions = MathJax.Hub.config.extensions.concat(["MathMenu.js", "MathZoom.js"]);
