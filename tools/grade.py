@@ -99,8 +99,6 @@ def grade(submission: Path, out_dir: Path, check_timeout: int, build_root: Path)
     configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja",
                  "-DSCALEBOOK_GRADING=ON", f"-DSCALEBOOK_TRACK_DIR={sources}",
                  f"-DSCALEBOOK_CHECK_TIMEOUT={check_timeout}"]
-    if shutil.which("ccache"):
-        configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
     if run(configure, logs / "configure.log") != 0:
         raise RuntimeError(f"{name}: configuring failed, see {logs / 'configure.log'}")
 
@@ -225,9 +223,7 @@ def main() -> int:
 
     out_dir = Path(args.out).resolve()
     build_root = args.build_dir.resolve()
-    # Compiled objects of the instructor's own sources (lib/, the checks) are shared between
-    # submissions through ccache, kept under build/ like every other build product.
-    os.environ.setdefault("CCACHE_DIR", str(ROOT / "build" / "ccache"))
+
     submissions = []
     for submission in args.submissions:
         submission = submission.resolve()
