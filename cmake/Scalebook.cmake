@@ -1,20 +1,23 @@
 # scalebook_add_chapter(): the mechanics every chapter shares.
 #
 #   scalebook_add_chapter(NAME 03-attention-scaling NUMBER 03
-#                         SOURCE attention_scaling.cpp   # in exercises/NAME, solutions/NAME, a submission
+#                         CONTRACT attention_scaling.hpp # the declarations students implement
+#                         SOURCES ex1_dot_scores.cpp ... # in exercises/NAME, solutions/NAME, a submission;
+#                                                        # one file per exercise recompiles only that one
 #                         CHECKS checks.cpp              # doctest checks, in chapters/NAME
 #                         LESSON lesson.cpp              # lesson program, in chapters/NAME
 #                         FIGURES variance               # figures/variance.gp -> variance.svg
 #                         SUMMARY "what the chapter covers, for the book's main page")
 #
 # Targets (chNN = "ch" + NUMBER):
-#   chNN_reference   the reference solution (solutions/NAME/SOURCE)
-#   chNN_track       the track being checked (SCALEBOOK_TRACK_DIR/NAME/SOURCE)
+#   chNN_reference   the reference solution (solutions/NAME/SOURCES)
+#   chNN_track       the track being checked (SCALEBOOK_TRACK_DIR/NAME/SOURCES)
 #   chNN_checks      the checks against the track; each doctest case is a CTest test labelled chNN
 #   chNN_lesson      the lesson program on the reference; its output and figures feed the docs
 #   chNN_lesson_track  the lesson program on the track (what `./workbook run` shows a student)
 #   chNN_checks_on_stubs  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against the untouched stubs
-#   chNN_zoo_MUTANT  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against each bugzoo/MUTANT.cpp
+#   chNN_zoo_MUTANT  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against each bugzoo/MUTANT.cpp, a whole
+#                    wrong implementation of the chapter in one file
 #
 # The checks are registered from the TEST_CASE names in CHECKS, read at configure time, not by
 # running a binary: the list a submission is graded against is always the instructor's own.
@@ -27,8 +30,8 @@ set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
 file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
 
 # One library per implementation of a chapter's contract (chapters/NAME/*.hpp).
-function(_scalebook_contract_library target source chapter_dir)
-  add_library(${target} STATIC "${source}")
+function(_scalebook_contract_library target sources chapter_dir)
+  add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC "${chapter_dir}")
   target_link_libraries(${target} PUBLIC scalebook::lib)
   set_target_properties(${target} PROPERTIES SCALEBOOK_FAST_COMPILE ON)  # -O1: see lib/CMakeLists.txt
@@ -63,32 +66,36 @@ function(_scalebook_check_names file out)
 endfunction()
 
 function(scalebook_add_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;SOURCE;CHECKS;LESSON;SUMMARY" "FIGURES")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;CONTRACT;CHECKS;LESSON;SUMMARY" "SOURCES;FIGURES")
   set(ch "ch${ARG_NUMBER}")
   set(chapter_dir "${PROJECT_SOURCE_DIR}/chapters/${ARG_NAME}")
-  set(reference_source "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${ARG_SOURCE}")
-  set(stub_source "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/${ARG_SOURCE}")
-  set(track_source "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}/${ARG_SOURCE}")
+  list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
+  list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/" OUTPUT_VARIABLE stub_sources)
+  set(track_dir "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}")
 
   # --- the implementation being checked ---------------------------------------------------------
-  cmake_path(COMPARE "${track_source}" EQUAL "${reference_source}" track_is_reference)
+  cmake_path(COMPARE "${track_dir}" EQUAL "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" track_is_reference)
   if(NOT SCALEBOOK_GRADING OR track_is_reference)
-    _scalebook_contract_library(${ch}_reference "${reference_source}" "${chapter_dir}")
+    _scalebook_contract_library(${ch}_reference "${reference_sources}" "${chapter_dir}")
   endif()
   if(track_is_reference)
     add_library(${ch}_track ALIAS ${ch}_reference)
   else()
-    if(NOT EXISTS "${track_source}")
-      if(NOT SCALEBOOK_GRADING)
-        message(FATAL_ERROR "chapter ${ARG_NAME}: ${track_source} is missing "
-                            "(SCALEBOOK_TRACK_DIR=${SCALEBOOK_TRACK_DIR}); restore it with git checkout")
+    set(track_sources)
+    foreach(source IN LISTS ARG_SOURCES)
+      set(track_source "${track_dir}/${source}")
+      if(NOT EXISTS "${track_source}")
+        if(NOT SCALEBOOK_GRADING)
+          message(FATAL_ERROR "chapter ${ARG_NAME}: ${track_source} is missing "
+                              "(SCALEBOOK_TRACK_DIR=${SCALEBOOK_TRACK_DIR}); restore it with git checkout")
+        endif()
+        # A submission without the file: the chapter fails to compile, with this as its first error.
+        set(track_source "${CMAKE_CURRENT_BINARY_DIR}/missing/${source}")
+        file(WRITE "${track_source}" "#error \"the submission has no ${ARG_NAME}/${source}\"\n")
       endif()
-      # A submission without the file: the chapter fails to compile, with this as its first error.
-      set(missing "${CMAKE_CURRENT_BINARY_DIR}/missing/${ARG_SOURCE}")
-      file(WRITE "${missing}" "#error \"the submission has no ${ARG_NAME}/${ARG_SOURCE}\"\n")
-      set(track_source "${missing}")
-    endif()
-    _scalebook_contract_library(${ch}_track "${track_source}" "${chapter_dir}")
+      list(APPEND track_sources "${track_source}")
+    endforeach()
+    _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}")
   endif()
 
   # --- the checks -------------------------------------------------------------------------------
@@ -147,7 +154,7 @@ function(scalebook_add_chapter)
 
   # --- proofs that the checks can fail: the stubs, and the bug zoo ---------------------------------
   if(SCALEBOOK_PROVE_STUBS_FAIL)
-    _scalebook_contract_library(${ch}_stubs "${stub_source}" "${chapter_dir}")
+    _scalebook_contract_library(${ch}_stubs "${stub_sources}" "${chapter_dir}")
     _scalebook_checks_executable(${ch}_checks_on_stubs ${ch}_checks_objects ${ch}_stubs)
     add_test(NAME "${ARG_NAME} every check fails on the untouched stubs"
              COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
@@ -211,9 +218,8 @@ function(scalebook_add_chapter)
   endif()
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_CHAPTER_INDEX
                "- @ref ${ch} — ${ARG_SUMMARY} Hints: @ref ${ch}_hints")
-  cmake_path(GET ARG_SOURCE STEM contract)
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_INPUTS
-               "${chapter_dir}/lesson.md" "${chapter_dir}/hints.md" "${chapter_dir}/${contract}.hpp")
+               "${chapter_dir}/lesson.md" "${chapter_dir}/hints.md" "${chapter_dir}/${ARG_CONTRACT}")
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_SOURCES
-               "${stub_source}" "${reference_source}" "${chapter_dir}/${ARG_LESSON}")
+               ${stub_sources} ${reference_sources} "${chapter_dir}/${ARG_LESSON}")
 endfunction()

@@ -34,13 +34,14 @@ def log(text: str) -> None:
         print(text, flush=True)
 
 
-def chapters() -> list[tuple[str, str]]:
-    """(chapter folder, exercise source file name), from the chapters' CMakeLists."""
+def chapters() -> list[tuple[str, list[str]]]:
+    """(chapter folder, its exercise source file names), from the chapters' CMakeLists."""
     listed = re.search(r'set\(SCALEBOOK_CHAPTERS "([^"]*)"', (ROOT / "CMakeLists.txt").read_text())
     result = []
     for name in listed.group(1).split(";"):
         text = (ROOT / "chapters" / name / "CMakeLists.txt").read_text()
-        result.append((name, re.search(r"SOURCE\s+(\S+)", text).group(1)))
+        sources = re.search(r"SOURCES\s+(.*?)\s+CHECKS\b", text, re.S).group(1).split()
+        result.append((name, sources))
     return result
 
 
@@ -89,11 +90,12 @@ def grade(submission: Path, out_dir: Path, check_timeout: int, build_root: Path)
     logs.mkdir(parents=True)
     # Copy only the exercise sources: the submission folder is never built in or written to.
     exercises = exercises_folder(submission)
-    for chapter, source in chapters():
-        found = exercises / chapter / source
-        if found.is_file():
-            (sources / chapter).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(found, sources / chapter / source)
+    for chapter, files in chapters():
+        for source in files:
+            found = exercises / chapter / source
+            if found.is_file():
+                (sources / chapter).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(found, sources / chapter / source)
     sources.mkdir(parents=True, exist_ok=True)
 
     configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja",

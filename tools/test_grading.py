@@ -22,7 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CH3, CH4 = "03-attention-scaling", "04-causal-masking"
-CH3_FILE, CH4_FILE = f"{CH3}/attention_scaling.cpp", f"{CH4}/causal_masking.cpp"
+CH4_FILE = f"{CH4}/causal_masking.cpp"
+CH3_DOT, CH3_ENTROPY = f"{CH3}/ex1_dot_scores.cpp", f"{CH3}/ex5_row_entropy.cpp"
 failures: list[str] = []
 
 
@@ -58,14 +59,14 @@ def make_fixtures(base: Path) -> dict[str, Path]:
     made["stubs"] = whole
 
     broken = from_solutions("does-not-compile")
-    with open(broken / CH3_FILE, "a") as out:
+    with open(broken / CH3_ENTROPY, "a") as out:
         out.write("\nthis line is not C++;\n")
 
-    patch(from_solutions("crashes") / CH3_FILE, "Matrix dot_scores(",
+    patch(from_solutions("crashes") / CH3_DOT, "Matrix dot_scores(",
           "{ volatile int* null = nullptr; *null = 1; }")
     patch(from_solutions("hangs") / CH4_FILE, "BoolMatrix causal_mask(",
           "std::this_thread::sleep_for(std::chrono::hours(1));", include="#include <thread>")
-    patch(from_solutions("exits-early") / CH3_FILE, "Vector row_entropy(", "std::exit(0);",
+    patch(from_solutions("exits-early") / CH3_ENTROPY, "Vector row_entropy(", "std::exit(0);",
           include="#include <cstdlib>")
     patch(from_solutions("prints-pass") / CH4_FILE, "BoolMatrix causal_mask(",
           'std::puts("[doctest] Status: SUCCESS!"); std::fflush(stdout); std::_Exit(0);',
@@ -143,7 +144,7 @@ def main() -> int:
         ch3 = [t for t in broken["tests"] if t["chapter"] == CH3]
         ch4 = [t for t in broken["tests"] if t["chapter"] == CH4]
         expect(all(t["status"] == "compile_error" for t in ch3), "a chapter that does not compile: compile_error")
-        expect(all("error" in t["message"] and "attention_scaling.cpp" in t["message"] for t in ch3),
+        expect(all("error" in t["message"] and "ex5_row_entropy.cpp" in t["message"] for t in ch3),
                "compile_error carries the compiler's first error in the student's file")
         expect(all(t["status"] == "passed" for t in ch4), "the other chapter is graded normally")
 
