@@ -11,7 +11,8 @@
 //
 // Bad input must throw, never crash: the helpers in scalebook/core.hpp do the work and write the
 // message for you, e.g. require_nonempty("dot_scores", "q", q) throws a ShapeError naming the
-// function and the shape. require_same_cols, require_finite and require_positive work alike.
+// function and the shape. require_same_cols, require_finite and require_positive work alike, and
+// require_queries_keys("dot_scores", q, k) makes all the checks 3.1 and 3.2 need at once.
 #include "attention_scaling.hpp"
 
 #include <cmath>

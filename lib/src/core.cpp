@@ -71,6 +71,15 @@ void require_same_cols(std::string_view function, std::string_view a_name,
   }
 }
 
+void require_queries_keys(std::string_view function, const Eigen::Ref<const Matrix>& q,
+                          const Eigen::Ref<const Matrix>& k) {
+  require_nonempty(function, "q", q);
+  require_nonempty(function, "k", k);
+  require_same_cols(function, "q", q, "k", k);
+  require_finite(function, "q", q);
+  require_finite(function, "k", k);
+}
+
 void require_positive(std::string_view function, std::string_view name, long long value) {
   if (value <= 0) {
     std::ostringstream out;

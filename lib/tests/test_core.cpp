@@ -37,6 +37,18 @@ TEST_CASE("require_finite names the first NaN and its position") {
   CHECK_THROWS_AS(require_finite("f", "q", m), ValueError);
 }
 
+TEST_CASE("require_queries_keys: empty, different d_k, NaN") {
+  const Matrix q = Matrix::Ones(2, 3);
+  CHECK_NOTHROW(require_queries_keys("attention", q, Matrix::Ones(4, 3)));
+  CHECK_THROWS_WITH_AS(require_queries_keys("attention", Matrix(0, 3), q), "attention: q is empty (0, 3)",
+                       ShapeError);
+  CHECK_THROWS_WITH_AS(require_queries_keys("attention", q, Matrix::Ones(4, 2)),
+                       "attention: q (2, 3) and k (4, 2) must have the same number of columns", ShapeError);
+  Matrix k = Matrix::Ones(4, 3);
+  k(3, 2) = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(require_queries_keys("attention", q, k), ValueError);
+}
+
 TEST_CASE("require_shape and require_positive") {
   CHECK_THROWS_WITH_AS(require_shape("f", "v", Matrix(2, 2), 3, 2), "f: v must be (3, 2), got (2, 2)",
                        ShapeError);

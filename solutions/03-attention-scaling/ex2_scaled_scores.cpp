@@ -10,19 +10,6 @@
 
 namespace scalebook::ch03 {
 
-namespace {
-
-// The checks dot_scores() and scaled_scores() share; the message names the caller.
-void require_queries_keys(const char* function, const Matrix& q, const Matrix& k) {
-  require_nonempty(function, "q", q);
-  require_nonempty(function, "k", k);
-  require_same_cols(function, "q", q, "k", k);
-  require_finite(function, "q", q);
-  require_finite(function, "k", k);
-}
-
-}  // namespace
-
 Matrix scaled_scores(const Matrix& q, const Matrix& k) {
   require_queries_keys("scaled_scores", q, k);
   const double d_k = static_cast<double>(q.cols());

@@ -87,6 +87,11 @@ void require_same_cols(std::string_view function, std::string_view a_name,
                        const Eigen::Ref<const Matrix>& a, std::string_view b_name,
                        const Eigen::Ref<const Matrix>& b);
 
+/// The checks every attention function makes of its queries (n, d_k) and keys (m, d_k): neither
+/// empty (ShapeError), the same d_k (ShapeError), only finite values (ValueError).
+void require_queries_keys(std::string_view function, const Eigen::Ref<const Matrix>& q,
+                          const Eigen::Ref<const Matrix>& k);
+
 /// Throws ShapeError unless value > 0, e.g. "attention: d_k must be positive, got 0".
 void require_positive(std::string_view function, std::string_view name, long long value);
 
