@@ -30,9 +30,13 @@ set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
 file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
 
 # One library per implementation of a chapter's contract (chapters/NAME/*.hpp).
-function(_scalebook_contract_library target sources chapter_dir)
+# Its sources see SCALEBOOK_EXERCISE_CHAPTER=<number>: lib's copies of what this chapter or a later
+# one teaches refuse to be included (#error), so an exercise cannot hand in lib's answer.
+function(_scalebook_contract_library target sources chapter_dir number)
   add_library(${target} STATIC ${sources})
-  target_include_directories(${target} PUBLIC "${chapter_dir}")
+  target_include_directories(${target} PUBLIC "${chapter_dir}" ${ARG_NUMBER})
+  math(EXPR chapter_number "${number}")  # 03 -> 3: a decimal, never an octal literal
+  target_compile_definitions(${target} PRIVATE SCALEBOOK_EXERCISE_CHAPTER=${chapter_number})
   target_link_libraries(${target} PUBLIC scalebook::lib)
   set_target_properties(${target} PROPERTIES SCALEBOOK_FAST_COMPILE ON)  # -O1: see lib/CMakeLists.txt
   if(TARGET scalebook_pch)
@@ -76,7 +80,7 @@ function(scalebook_add_chapter)
   # --- the implementation being checked ---------------------------------------------------------
   cmake_path(COMPARE "${track_dir}" EQUAL "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" track_is_reference)
   if(NOT SCALEBOOK_GRADING OR track_is_reference)
-    _scalebook_contract_library(${ch}_reference "${reference_sources}" "${chapter_dir}")
+    _scalebook_contract_library(${ch}_reference "${reference_sources}" "${chapter_dir}" ${ARG_NUMBER})
   endif()
   if(track_is_reference)
     add_library(${ch}_track ALIAS ${ch}_reference)
@@ -95,12 +99,12 @@ function(scalebook_add_chapter)
       endif()
       list(APPEND track_sources "${track_source}")
     endforeach()
-    _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}")
+    _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER})
   endif()
 
   # --- the checks -------------------------------------------------------------------------------
   add_library(${ch}_checks_objects OBJECT "${chapter_dir}/${ARG_CHECKS}")
-  target_include_directories(${ch}_checks_objects PRIVATE "${chapter_dir}")
+  target_include_directories(${ch}_checks_objects PRIVATE "${chapter_dir}" ${ARG_NUMBER})
   target_link_libraries(${ch}_checks_objects PRIVATE scalebook::testing)
   _scalebook_checks_executable(${ch}_checks ${ch}_checks_objects ${ch}_track)
 
@@ -154,7 +158,7 @@ function(scalebook_add_chapter)
 
   # --- proofs that the checks can fail: the stubs, and the bug zoo ---------------------------------
   if(SCALEBOOK_PROVE_STUBS_FAIL)
-    _scalebook_contract_library(${ch}_stubs "${stub_sources}" "${chapter_dir}")
+    _scalebook_contract_library(${ch}_stubs "${stub_sources}" "${chapter_dir}" ${ARG_NUMBER})
     _scalebook_checks_executable(${ch}_checks_on_stubs ${ch}_checks_objects ${ch}_stubs)
     add_test(NAME "${ARG_NAME} every check fails on the untouched stubs"
              COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
@@ -165,7 +169,7 @@ function(scalebook_add_chapter)
     file(GLOB mutants CONFIGURE_DEPENDS "${chapter_dir}/bugzoo/*.cpp")
     foreach(mutant IN LISTS mutants)
       cmake_path(GET mutant STEM mutant_name)
-      _scalebook_contract_library(${ch}_mutant_${mutant_name} "${mutant}" "${chapter_dir}")
+      _scalebook_contract_library(${ch}_mutant_${mutant_name} "${mutant}" "${chapter_dir}" ${ARG_NUMBER})
       _scalebook_checks_executable(${ch}_zoo_${mutant_name} ${ch}_checks_objects ${ch}_mutant_${mutant_name})
       add_test(NAME "${ARG_NAME} bug zoo: ${mutant_name} is caught"
                COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_zoo_${mutant_name}>"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CH3, CH4 = "03-attention-scaling", "04-causal-masking"
-CH4_FILE = f"{CH4}/causal_masking.cpp"
+CH4_FILE = f"{CH4}/ex1_causal_mask.cpp"
 CH3_DOT, CH3_ENTROPY = f"{CH3}/ex1_dot_scores.cpp", f"{CH3}/ex5_row_entropy.cpp"
 failures: list[str] = []
 

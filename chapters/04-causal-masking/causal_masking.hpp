@@ -1,9 +1,10 @@
 // Chapter 4 contract — causal masking: the future is not available.
-// Students implement these in exercises/04-causal-masking/causal_masking.cpp; the reference is
-// solutions/04-causal-masking/causal_masking.cpp. Shapes: q is (n_q, d_k), k is (n_k, d_k),
+// Students implement these in exercises/04-causal-masking/ex1_causal_mask.cpp to
+// ex3_causal_attention.cpp, one file per exercise; the reference is in solutions/04-causal-masking/. Shapes: q is (n_q, d_k), k is (n_k, d_k),
 // v is (n_k, d_v); masks and weights are (n_q, n_k).
 #pragma once
 
+#include "scalebook/alignment.hpp"
 #include "scalebook/core.hpp"
 #include "scalebook/linalg.hpp"  // matmul, matmul_transposed: products compiled once
 
@@ -12,15 +13,9 @@
 
 namespace scalebook::ch04 {
 
-/// \brief Where query i sits among the keys when n_q and n_k differ.
-enum class Alignment {
-  /// Query i is position i: it may see keys 0..i. Right when queries and keys are the same
-  /// sequence (training on a whole sequence, n_q = n_k).
-  TopLeft,
-  /// The last query is the last key: query i may see keys 0..i + (n_k − n_q). Right when the
-  /// queries are the newest tokens and the keys include cached earlier ones (decoding).
-  BottomRight,
-};
+/// \brief Where query i sits among the keys when n_q and n_k differ: TopLeft (query i is
+/// position i) or BottomRight (the last query is the last key); see scalebook/alignment.hpp.
+using scalebook::Alignment;
 
 /// \brief Exercise 4.1: the causal mask; entry (i, j) is true when query i may attend to key j.
 /// \param n_q,n_k the numbers of queries and keys (both at least 1)

@@ -5,6 +5,10 @@
 // results with that cost paid once, so an exercise file that uses them recompiles quickly.
 #pragma once
 
+#if defined(SCALEBOOK_EXERCISE_CHAPTER) && SCALEBOOK_EXERCISE_CHAPTER == 3
+#error "scalebook/linalg.hpp computes Q Kᵀ, which exercise 3.1 teaches: chapter 3's exercises write their own products"
+#endif
+
 #include "scalebook/core.hpp"
 
 namespace scalebook {
