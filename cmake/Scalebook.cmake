@@ -29,19 +29,33 @@ set(SCALEBOOK_GNUPLOT_TERMINAL "set terminal svg size 720,420 dynamic enhanced f
 set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
 file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
 
-# One library per implementation of a chapter's contract (chapters/NAME/*.hpp).
-# Its sources see SCALEBOOK_EXERCISE_CHAPTER=<number>: lib's copies of what this chapter or a later
-# one teaches refuse to be included (#error), so an exercise cannot hand in lib's answer.
-function(_scalebook_contract_library target sources chapter_dir number)
-  add_library(${target} STATIC ${sources})
-  target_include_directories(${target} PUBLIC "${chapter_dir}" ${ARG_NUMBER})
+# One implementation of a chapter's contract: an OBJECT library per exercise file (PREFIX_ex1, ...)
+# and a STATIC library PREFIX of them all. Its sources see SCALEBOOK_EXERCISE_CHAPTER=<number>:
+# lib's copies of what this chapter or a later one teaches refuse to be included (#error), so an
+# exercise cannot hand in lib's answer. OBJECTS may add already-compiled objects (a mutant reuses
+# the reference's objects of the files it leaves alone).
+function(_scalebook_contract_library prefix sources chapter_dir number)
+  cmake_parse_arguments(PARSE_ARGV 4 ARG "" "" "OBJECTS")
   math(EXPR chapter_number "${number}")  # 03 -> 3: a decimal, never an octal literal
-  target_compile_definitions(${target} PRIVATE SCALEBOOK_EXERCISE_CHAPTER=${chapter_number})
-  target_link_libraries(${target} PUBLIC scalebook::lib)
-  set_target_properties(${target} PROPERTIES SCALEBOOK_FAST_COMPILE ON)  # -O1: see lib/CMakeLists.txt
-  if(TARGET scalebook_pch)
-    target_precompile_headers(${target} REUSE_FROM scalebook_pch)
-  endif()
+  set(objects ${ARG_OBJECTS})
+  set(index 0)
+  foreach(source IN LISTS sources)
+    math(EXPR index "${index} + 1")
+    set(target ${prefix}_ex${index})
+    add_library(${target} OBJECT "${source}")
+    target_include_directories(${target} PUBLIC "${chapter_dir}")
+    target_link_libraries(${target} PUBLIC scalebook::lib)
+    target_compile_definitions(${target} PRIVATE SCALEBOOK_EXERCISE_CHAPTER=${chapter_number})
+    set_target_properties(${target} PROPERTIES SCALEBOOK_FAST_COMPILE ON)  # -O1: see lib/CMakeLists.txt
+    if(TARGET scalebook_pch)
+      target_precompile_headers(${target} REUSE_FROM scalebook_pch)
+    endif()
+    list(APPEND objects $<TARGET_OBJECTS:${target}>)
+  endforeach()
+  add_library(${prefix} STATIC ${objects})
+  target_include_directories(${prefix} PUBLIC "${chapter_dir}")
+  target_link_libraries(${prefix} PUBLIC scalebook::lib)
+  set_target_properties(${prefix} PROPERTIES LINKER_LANGUAGE CXX)
 endfunction()
 
 # The checks compiled once (OBJECTS) linked against one implementation.
@@ -101,12 +115,39 @@ function(scalebook_add_chapter)
     endforeach()
     _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER})
   endif()
+  # Every exercise's object, for ./workbook and the grader (tools/scalebook/build.py): when one
+  # exercise file does not compile, they link chNN_checks_partial from the objects that did
+  # compile (listed in track_objects.rsp), so that exercise costs itself only.
+  set(exercise_lines)
+  set(index 0)
+  foreach(source IN LISTS ARG_SOURCES)
+    math(EXPR index "${index} + 1")
+    math(EXPR chapter_number "${ARG_NUMBER}")
+    if(track_is_reference)
+      set(object_target ${ch}_reference_ex${index})
+    else()
+      set(object_target ${ch}_track_ex${index})
+    endif()
+    string(APPEND exercise_lines "${chapter_number}.${index}\t${source}\t$<TARGET_OBJECTS:${object_target}>\n")
+  endforeach()
+  file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/exercises.tsv" CONTENT "${exercise_lines}")
 
   # --- the checks -------------------------------------------------------------------------------
   add_library(${ch}_checks_objects OBJECT "${chapter_dir}/${ARG_CHECKS}")
   target_include_directories(${ch}_checks_objects PRIVATE "${chapter_dir}" ${ARG_NUMBER})
   target_link_libraries(${ch}_checks_objects PRIVATE scalebook::testing)
   _scalebook_checks_executable(${ch}_checks ${ch}_checks_objects ${ch}_track)
+  set(partial_objects "${CMAKE_CURRENT_BINARY_DIR}/track_objects.rsp")
+  if(NOT EXISTS "${partial_objects}")
+    file(WRITE "${partial_objects}" "")
+  endif()
+  add_executable(${ch}_checks_partial EXCLUDE_FROM_ALL $<TARGET_OBJECTS:${ch}_checks_objects>)
+  target_link_libraries(${ch}_checks_partial PRIVATE scalebook::lib scalebook::testing scalebook::doctest_main)
+  # A call into an exercise that did not compile lands on address 0 (a crash the runner names);
+  # gold links that, ld.bfd does not.
+  target_link_options(${ch}_checks_partial PRIVATE -fuse-ld=gold "@${partial_objects}"
+                      -Wl,--unresolved-symbols=ignore-all)
+  set_target_properties(${ch}_checks_partial PROPERTIES LINK_DEPENDS "${partial_objects}")
 
   _scalebook_check_names("${chapter_dir}/${ARG_CHECKS}" names)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${ARG_CHECKS}")
@@ -164,12 +205,35 @@ function(scalebook_add_chapter)
              COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
     set_tests_properties("${ARG_NAME} every check fails on the untouched stubs" PROPERTIES LABELS proof)
 
-    # Each bugzoo/*.cpp is a whole wrong implementation; listed, so adding one is dropping a file
-    # in and re-running CMake (the folder is watched for that).
-    file(GLOB mutants CONFIGURE_DEPENDS "${chapter_dir}/bugzoo/*.cpp")
+    # Each bugzoo/NAME.mutant is a small change to one reference file (tools/apply_mutant.py),
+    # applied at build time: the mutant's library is the reference with that one file changed.
+    file(GLOB mutants CONFIGURE_DEPENDS "${chapter_dir}/bugzoo/*.mutant")
     foreach(mutant IN LISTS mutants)
       cmake_path(GET mutant STEM mutant_name)
-      _scalebook_contract_library(${ch}_mutant_${mutant_name} "${mutant}" "${chapter_dir}" ${ARG_NUMBER})
+      file(STRINGS "${mutant}" file_line REGEX "^file:")
+      string(REGEX REPLACE "^file:[ \t]*" "" mutated_file "${file_line}")
+      string(STRIP "${mutated_file}" mutated_file)
+      list(FIND ARG_SOURCES "${mutated_file}" mutated_index)
+      if(mutated_index EQUAL -1)
+        message(FATAL_ERROR "${mutant}: 'file: ${mutated_file}' is not one of the chapter's sources: ${ARG_SOURCES}")
+      endif()
+      set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}/${mutated_file}")
+      add_custom_command(OUTPUT "${mutated_source}"
+                         COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/tools/apply_mutant.py" "${mutant}"
+                                 "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" "${mutated_source}"
+                         DEPENDS "${mutant}" "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${mutated_file}"
+                                 "${PROJECT_SOURCE_DIR}/tools/apply_mutant.py"
+                         COMMENT "Bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
+      set(kept_objects)
+      set(index 0)
+      foreach(source IN LISTS ARG_SOURCES)
+        math(EXPR index "${index} + 1")
+        if(NOT source STREQUAL mutated_file)
+          list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
+        endif()
+      endforeach()
+      _scalebook_contract_library(${ch}_mutant_${mutant_name} "${mutated_source}" "${chapter_dir}" ${ARG_NUMBER}
+                                  OBJECTS ${kept_objects})
       _scalebook_checks_executable(${ch}_zoo_${mutant_name} ${ch}_checks_objects ${ch}_mutant_${mutant_name})
       add_test(NAME "${ARG_NAME} bug zoo: ${mutant_name} is caught"
                COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_zoo_${mutant_name}>"

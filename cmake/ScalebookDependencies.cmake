@@ -23,3 +23,9 @@ if(SCALEBOOK_BUILD_DOCS)
   find_path(SCALEBOOK_AWESOME_CSS_DIR doxygen-awesome.css PATHS /usr/share/doxygen-awesome-css NO_DEFAULT_PATH)
   scalebook_require_package(SCALEBOOK_AWESOME_CSS_DIR doxygen-awesome-css "the doxygen-awesome theme")
 endif()
+
+# The bug zoo applies its mutants with tools/apply_mutant.py; ./workbook itself runs on Python 3.
+if(SCALEBOOK_PROVE_STUBS_FAIL)
+  find_package(Python3 3.9 QUIET COMPONENTS Interpreter)
+  scalebook_require_package(Python3_Interpreter_FOUND python3 "Python 3 (the bug zoo's mutants)")
+endif()

@@ -1,12 +1,13 @@
 # A bug-zoo mutant must lose points: at least one check fails. And the diagnosis must work: the
-# mutant's "// expect: TEXT" line names what a failing check's message says about the mistake.
-file(STRINGS "${MUTANT}" mistake REGEX "^// mistake: ")
-file(STRINGS "${MUTANT}" expect REGEX "^// expect: ")
+# mutant's "expect: TEXT" line names what a failing check's message says about the mistake.
+file(STRINGS "${MUTANT}" mistake REGEX "^mistake:")
+file(STRINGS "${MUTANT}" expect REGEX "^expect:")
 if(NOT mistake OR NOT expect)
-  message(FATAL_ERROR "${MUTANT} needs a '// mistake: ...' and an '// expect: ...' line "
+  message(FATAL_ERROR "${MUTANT} needs a 'mistake: ...' and an 'expect: ...' line "
                       "(the text a failing check's message must contain)")
 endif()
-string(REGEX REPLACE "^// expect: " "" expect "${expect}")
+string(REGEX REPLACE "^mistake:[ ]*" "" mistake "${mistake}")
+string(REGEX REPLACE "^expect:[ ]*" "" expect "${expect}")
 string(STRIP "${expect}" expect)
 get_filename_component(dir "${RESULTS}" DIRECTORY)
 file(MAKE_DIRECTORY "${dir}")
