@@ -5,13 +5,17 @@
 //   --scalebook-expect-all-fail   exit 0 only if every selected test case failed. The maintainers'
 //                                 build runs the checks against the untouched stubs this way: a
 //                                 check that passes on a stub proves nothing and is a defect.
-//   --scalebook-results=FILE      write one line per test case to FILE:
-//                                 "passed|failed <TAB> test case name <TAB> first failure message"
-//                                 (what ./workbook reads to show progress; the message is one line,
-//                                 its newlines and backslashes escaped as \n and \\).
+//   --scalebook-results=FILE      write FILE as the checks run, flushed line by line:
+//                                 "start <TAB> name" when a test case begins, then
+//                                 "passed|failed|crashed <TAB> name <TAB> first failure message"
+//                                 when it ends (the message is one line, its newlines and
+//                                 backslashes escaped as \n and \\). A "start" with no end means
+//                                 the process died or was stopped inside that check: the runner
+//                                 (tools/scalebook/checks.py) names it and runs the rest again.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -37,6 +41,18 @@ std::map<std::string, Outcome>& outcomes() {
 std::vector<std::string>& order() {
   static std::vector<std::string> names;
   return names;
+}
+
+// The results file, written line by line as checks start and end (nullptr: not asked for).
+std::FILE*& results() {
+  static std::FILE* file = nullptr;
+  return file;
+}
+
+void write_result(const char* status, const std::string& name, const std::string& message) {
+  if (results() == nullptr) return;
+  std::fprintf(results(), "%s\t%s\t%s\n", status, name.c_str(), message.c_str());
+  std::fflush(results());
 }
 
 // One line for the results file: backslashes and newlines escaped (\\, \n), tabs as spaces.
@@ -68,13 +84,21 @@ struct OutcomeListener : doctest::IReporter {
   void test_case_start(const doctest::TestCaseData& data) override {
     current_ = data.m_name;
     if (outcomes().emplace(current_, Outcome{}).second) order().push_back(current_);
+    write_result("start", current_, "");
   }
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
     if (!stats.testCaseSuccess) record_failure(current_, "");
+    const Outcome& outcome = outcomes()[current_];
+    write_result(outcome.failed ? "failed" : "passed", current_, outcome.message);
   }
   void test_case_exception(const doctest::TestCaseException& e) override {
-    record_failure(current_, std::string(e.is_crash ? "crashed: " : "threw: ") + e.error_string.c_str());
+    if (e.is_crash) {  // a signal: doctest re-raises it after this, so say it now
+      write_result("crashed", current_, one_line(e.error_string.c_str()));
+      record_failure(current_, std::string("crashed: ") + e.error_string.c_str());
+      return;
+    }
+    record_failure(current_, std::string("threw: ") + e.error_string.c_str());
   }
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
@@ -115,16 +139,17 @@ int main(int argc, char** argv) {
       results_file = argv[i] + std::strlen(results_flag);
     else args.push_back(argv[i]);
   }
+  if (results_file != nullptr) {
+    results() = std::fopen(results_file, "w");
+    if (results() == nullptr) {
+      std::cerr << "cannot write " << results_file << '\n';
+      return 2;
+    }
+  }
   doctest::Context context;
   context.applyCommandLine(static_cast<int>(args.size()), args.data());
   const int status = context.run();
-  if (results_file != nullptr) {
-    std::ofstream out(results_file);
-    for (const std::string& name : order()) {
-      const Outcome& outcome = outcomes()[name];
-      out << (outcome.failed ? "failed" : "passed") << '\t' << name << '\t' << outcome.message << '\n';
-    }
-  }
+  if (results() != nullptr) std::fclose(results());
   if (context.shouldExit()) return status;
   if (outcomes().empty()) {
     std::cout << "no check matched the filter: nothing was tested\n";

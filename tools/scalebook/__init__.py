@@ -1,0 +1,1 @@
+"""scalebook's command line and its machinery: chapters, set-up, builds, running checks, hints."""

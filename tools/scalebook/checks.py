@@ -1,0 +1,184 @@
+"""Running a chapter's checks so that a crash or a hang costs the check it happens in, not the
+chapter: the check binary writes each check's start and end to a results file as it goes; when the
+process dies or stalls inside a check, that check is named (with the signal, or the time limit) and
+the binary runs again on the checks that have not run yet."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ORDER = {"compile_error": 0, "crashed": 1, "timed_out": 2, "failed": 3, "not_run": 4, "passed": 5}
+
+
+@dataclass
+class CheckResult:
+    name: str
+    status: str      # passed, failed, crashed, timed_out, compile_error, not_run
+    message: str = ""
+
+    @property
+    def exercise(self) -> str:
+        return self.name.split(" ", 1)[0]
+
+
+def unescape(text: str) -> str:
+    """The results file's escapes (\\n, \\\\) back to text."""
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def doctest_filter(names: list[str]) -> str:
+    return ",".join(name.replace(",", "\\,") for name in names)
+
+
+def read_results(path: Path) -> list[tuple[str, str, str]]:
+    """(status, name, message) lines; a last line cut short by a dying process is dropped."""
+    if not path.exists():
+        return []
+    text = path.read_text(errors="replace")
+    rows = []
+    for line in text.split("\n")[:-1]:  # only whole lines
+        parts = line.split("\t", 2)
+        if len(parts) == 3:
+            rows.append((parts[0], parts[1], unescape(parts[2])))
+    return rows
+
+
+def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
+               wrapper: list[str] | None = None, skip_after_timeout: bool = True) -> dict[str, CheckResult]:
+    """Runs every check in NAMES (the registered names, in order) and returns a result for each.
+    SKIP_AFTER_TIMEOUT: once a check times out, the same exercise's other checks are not run
+    (a student waits for one time limit, not one per check)."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, CheckResult] = {}
+    rounds = 0
+    while len(results) < len(names):
+        rounds += 1
+        remaining = [n for n in names if n not in results]
+        results_file = work_dir / f"results.{rounds}.tsv"
+        results_file.unlink(missing_ok=True)
+        command = [*(wrapper or []), str(binary), "--no-colors", "--no-version",
+                   f"--scalebook-results={results_file}"]
+        if rounds > 1:
+            command.append(f"--test-case={doctest_filter(remaining)}")
+        log = open(work_dir / f"output.{rounds}.log", "w")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, cwd=work_dir, start_new_session=True)
+        running, since, seen = None, time.monotonic(), 0
+        stalled = None
+        while process.poll() is None:
+            rows = read_results(results_file)
+            if len(rows) != seen:
+                seen = len(rows)
+                last = rows[-1]
+                running = last[1] if last[0] == "start" else None
+                since = time.monotonic()
+            if time.monotonic() - since > timeout:
+                stalled = running
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                process.wait()
+                break
+            time.sleep(0.02)
+        code = process.returncode
+        log.close()
+        try:  # whatever the check left running dies with it
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+        started = None
+        progressed = False
+        for status, name, message in read_results(results_file):
+            if name not in names or name in results:
+                continue
+            if status == "start":
+                started = name
+                continue
+            started = None if name == started else started
+            progressed = True
+            if status == "crashed":
+                results[name] = CheckResult(
+                    name, "crashed", f"the process died of {message.split(' - ')[0]} inside this check")
+            elif status == "passed":
+                results[name] = CheckResult(name, "passed")
+            else:
+                results[name] = CheckResult(name, "failed", message)
+        if started is not None and started not in results:
+            progressed = True
+            if stalled == started:
+                results[started] = CheckResult(started, "timed_out",
+                                               f"still running after {timeout:g} s: an endless loop?")
+                if skip_after_timeout:  # the exercise's other checks would most likely hang too
+                    for name in remaining:
+                        if name.split(" ", 1)[0] == started.split(" ", 1)[0] and name not in results:
+                            results[name] = CheckResult(name, "not_run",
+                                                        f"not run: '{started}' timed out")
+            elif code is not None and code < 0:
+                results[started] = CheckResult(
+                    started, "crashed", f"the process died of {signal_name(-code)} inside this check")
+            else:
+                results[started] = CheckResult(started, "crashed",
+                                               f"the process exited (status {code}) inside this check")
+        if not progressed:  # died before its first check: static initialisation, or the binary itself
+            if stalled is not None or (time.monotonic() - since) > timeout:
+                why = f"the checks did not start within {timeout:g} s"
+            elif code is not None and code < 0:
+                why = f"the checks process died of {signal_name(-code)} before its first check"
+            else:
+                output = (work_dir / f"output.{rounds}.log").read_text(errors="replace").strip()
+                why = f"the checks process ended (status {code}) before its first check" + (
+                    f": {output.splitlines()[-1]}" if output else "")
+            for name in remaining:
+                results.setdefault(name, CheckResult(name, "not_run", why))
+    return results
+
+
+def exercise_verdicts(exercises: list[str], results: dict[str, CheckResult],
+                      compile_errors: dict[str, str]) -> dict[str, CheckResult]:
+    """Per exercise: the worst of its checks (a representative CheckResult), or its compile error."""
+    verdicts: dict[str, CheckResult] = {}
+    for exercise in exercises:
+        if exercise in compile_errors:
+            verdicts[exercise] = CheckResult(f"{exercise} compile", "compile_error",
+                                             f"does not compile: {compile_errors[exercise]}")
+            continue
+        mine = [r for r in results.values() if r.exercise == exercise]
+        if not mine:
+            verdicts[exercise] = CheckResult(f"{exercise} -", "not_run", "no check ran")
+            continue
+        verdicts[exercise] = min(mine, key=lambda r: ORDER[r.status])
+    return verdicts
+
+
+def registered_checks(build_dir: Path, chapter_folder: str) -> list[str]:
+    """The check names CMake registered for a chapter (build_dir/checks.tsv), in order."""
+    names = []
+    for line in (build_dir / "checks.tsv").read_text().splitlines():
+        parts = line.split("\t")
+        if len(parts) == 5 and parts[0] == chapter_folder:
+            names.append(parts[4])
+    return names
+
+
+def diagnosis(message: str) -> str:
+    """The one line that says what is wrong: a named mistake if the check found one, else the
+    message's first part."""
+    parts = [p.strip() for p in re.split(r"\s\|\s|\n", message) if p.strip()]
+    for part in parts:
+        if "known mistake" in part or part.endswith("?"):
+            return part
+    return parts[0] if parts else ""

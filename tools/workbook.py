@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+"""workbook — scalebook's one command, for students, instructors and maintainers."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scalebook import packages, ui  # noqa: E402
+from scalebook.build import BuildError, build, build_checks, configure, shown  # noqa: E402
+from scalebook.chapters import ROOT, Chapter, UsageError, all_chapters, hints_of  # noqa: E402
+from scalebook.chapters import resolve_chapter, resolve_exercise  # noqa: E402
+from scalebook.checks import (CheckResult, diagnosis, exercise_verdicts,  # noqa: E402
+                              registered_checks, run_checks)
+
+STUDENT_BUILD = ROOT / "build" / "student"
+REFERENCE_BUILD = ROOT / "build" / "reference"
+STATE = STUDENT_BUILD / "workbook"
+STAMP = ROOT / "build" / ".packages-ok"
+CHECK_TIMEOUT = 5.0   # seconds one check may run, as in grading
+MARK = {"passed": "✓", "failed": "✗", "crashed": "✗", "timed_out": "✗", "compile_error": "✗",
+        "not_run": "✗"}
+WHAT = {"failed": "", "crashed": "crashed", "timed_out": "timed out", "compile_error": "does not compile",
+        "not_run": "not checked"}
+
+
+# --- set-up -------------------------------------------------------------------------------------
+
+def student_setup(build_docs: bool = False) -> None:
+    packages.ensure(STAMP)
+    if not (STUDENT_BUILD / "build.ninja").exists():
+        ui.say(ui.bold("Configuring the build (once)..."))
+    configure("student", STUDENT_BUILD, STATE)
+    if build_docs:
+        progress = ui.Progress("Building the library, the lessons and the book...")
+        code, _ = build(STUDENT_BUILD, ["lib_tests", "docs"], STATE / "workbook.build.log", progress)
+        progress.done()
+        if code != 0:
+            raise BuildError("the workbook itself failed to build:\n" +
+                             "\n".join((STATE / "workbook.build.log").read_text().splitlines()[-25:]) +
+                             f"\n(log: {shown(STATE / 'workbook.build.log')})")
+
+
+# --- checking -----------------------------------------------------------------------------------
+
+def check_chapter(chapter: Chapter, progress: ui.Progress | None = None,
+                  timeout: float = CHECK_TIMEOUT) -> dict:
+    """Builds and runs one chapter's checks on the student's code; saves and returns the record
+    {exercise: {status, check, message}} that progress and hint read."""
+    STATE.mkdir(parents=True, exist_ok=True)
+    built = build_checks(STUDENT_BUILD, chapter, STATE, progress)
+    names = registered_checks(STUDENT_BUILD, chapter.folder)
+    results: dict[str, CheckResult] = {}
+    if built.binary is not None:
+        compiled = [n for n in names if n.split(" ", 1)[0] not in built.compile_errors]
+        if compiled:
+            results = run_checks(built.binary, compiled, STATE / f"run-{chapter.folder}", timeout)
+    elif not built.compile_errors:
+        raise BuildError(f"chapter {chapter.number}'s checks did not build: {built.failure}\n"
+                         f"(log: {shown(built.log)})")
+    errors = dict(built.compile_errors)
+    if built.binary is None:  # nothing linked: every exercise is down to the compile errors
+        for exercise in chapter.exercises:
+            errors.setdefault(exercise, built.failure or "the chapter did not link")
+    verdicts = exercise_verdicts(chapter.exercises, results, errors)
+    # A check that calls into an exercise that did not compile crashes: say that it may be why.
+    # (An exercise may call the ones before it, never the ones after.)
+    for exercise, verdict in verdicts.items():
+        earlier = [e for e in errors if int(e.split(".")[1]) < int(exercise.split(".")[1])]
+        if verdict.status == "crashed" and earlier:
+            verdict.message += (f"; {', '.join(sorted(earlier))} does not compile, and a call into "
+                                "it would crash like this")
+    record = {e: {"status": v.status, "check": v.name, "message": v.message}
+              for e, v in verdicts.items()}
+    (STATE / f"{chapter.folder}.json").write_text(json.dumps(record, indent=1))
+    return record
+
+
+def load_record(chapter: Chapter) -> dict:
+    path = STATE / f"{chapter.folder}.json"
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def failure_lines(exercise: str, verdict: dict, limit: int) -> list[str]:
+    lines = []
+    status = verdict["status"]
+    if status == "compile_error":
+        lines.append(f"      (log: {shown(STATE)}/*.build.log)")
+    else:
+        if verdict["check"] and not verdict["check"].endswith(" -"):
+            lines.append(f"      {ui.bold(verdict['check'])}")
+        parts = [p for chunk in verdict["message"].split(" | ") for p in chunk.split("\n")]
+        lines += [f"      {p}" for p in parts if p.strip()]
+    lines = ui.fit(lines, limit)
+    lines.append(ui.dim(f"      stuck? ./workbook hint {exercise}"))
+    return lines
+
+
+def report_chapter(chapter: Chapter, record: dict, detail_lines: int) -> list[str]:
+    out = [f"{ui.bold(f'chapter {chapter.number}')} {chapter.topic}"]
+    shown_detail = False
+    for exercise in chapter.exercises:
+        verdict = record.get(exercise, {"status": "not_run", "check": "", "message": "no check ran"})
+        status = verdict["status"]
+        if status == "passed":
+            out.append(f"  {ui.green(MARK[status])} {exercise}")
+            continue
+        what = WHAT[status]
+        summary = f"  {ui.red(MARK[status])} {exercise}" + (f"  {what}" if what else "")
+        if status in ("crashed", "timed_out"):
+            summary += f" in \"{verdict['check']}\""
+        elif status == "compile_error":
+            summary = f"  {ui.red(MARK[status])} {exercise}  {verdict['message']}"
+        out.append(summary)
+        if not shown_detail:
+            shown_detail = True
+            out += failure_lines(exercise, verdict, detail_lines)
+    return out
+
+
+def bar(done: int, total: int) -> str:
+    return "█" * done + "░" * (total - done)
+
+
+def progress_lines(chapters: list[Chapter]) -> list[str]:
+    out = ["", ui.bold("Progress")]
+    passed_all = total_all = 0
+    next_step = ""
+    for chapter in chapters:
+        record = load_record(chapter)
+        passed = sum(1 for e in chapter.exercises if record.get(e, {}).get("status") == "passed")
+        total = len(chapter.exercises)
+        passed_all += passed
+        total_all += total
+        broken = [e for e in chapter.exercises if record.get(e, {}).get("status") == "compile_error"]
+        note = ui.red(f"  {', '.join(broken)} does not compile") if broken else ""
+        out.append(f"  chapter {chapter.number:<2} {passed}/{total}  {bar(passed, total)}  {chapter.topic}{note}")
+        if not next_step:
+            for exercise in chapter.exercises:
+                verdict = record.get(exercise)
+                if verdict is None:
+                    next_step = f"exercise {exercise} — not checked yet: ./workbook check {chapter.number}"
+                    break
+                if verdict["status"] != "passed":
+                    what = WHAT[verdict["status"]]
+                    said = diagnosis(verdict["message"]) if verdict["status"] != "compile_error" else ""
+                    next_step = f"exercise {exercise} — " + (f"{what}: " if what else "") + (
+                        said or verdict["message"])
+                    break
+    out.append(f"  {ui.bold(f'{passed_all}/{total_all} exercises')}")
+    out.append("")
+    out.append(f"{ui.yellow('next:')} {next_step[:300]}" if next_step else ui.green("Every exercise passes."))
+    return out
+
+
+def check_all(chapters: list[Chapter], verbose: bool, timeout: float, limit: int | None = None) -> list[str]:
+    out: list[str] = []
+    detail = 20 if limit is None else max(4, limit // 2)
+    for chapter in chapters:
+        progress = ui.Progress(f"Checking chapter {chapter.number}...") if verbose and ui.TTY else None
+        record = check_chapter(chapter, progress, timeout)
+        if progress:
+            progress.done()
+            sys.stdout.write("\033[1A\r\033[K")  # the "Checking..." line goes with its result
+        if verbose:
+            out += report_chapter(chapter, record, detail)
+    return out + progress_lines(chapters)
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+def cmd_start(args) -> int:
+    student_setup(build_docs=True)
+    chapters = all_chapters()
+    for line in check_all(chapters, verbose=False, timeout=args.timeout):
+        ui.say(line)
+    ui.say("")
+    ui.say(f"book: {(STUDENT_BUILD / 'docs' / 'html' / 'index.html').as_uri()}")
+    return 0
+
+
+def cmd_setup(args) -> int:
+    packages.ensure(STAMP)
+    ui.say("Every package scalebook needs is installed. Next: ./workbook")
+    return 0
+
+
+def selected(args) -> list[Chapter]:
+    return [resolve_chapter(args.chapter)] if args.chapter else all_chapters()
+
+
+def cmd_check(args) -> int:
+    chapters = selected(args)
+    student_setup()
+    for line in check_all(chapters, verbose=True, timeout=args.timeout):
+        ui.say(line)
+    return 0
+
+
+def exercises_snapshot() -> list[tuple[str, float, int]]:
+    rows = []
+    for path in sorted((ROOT / "exercises").rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            rows.append((str(path), stat.st_mtime, stat.st_size))
+    return rows
+
+
+def wait_for_change(seen) -> None:
+    """Returns once a file under exercises/ changed and the folder has been quiet for 0.3 s."""
+    while exercises_snapshot() == seen:
+        time.sleep(0.25)
+    last = exercises_snapshot()
+    while True:  # editors write several times per save
+        time.sleep(0.3)
+        now = exercises_snapshot()
+        if now == last:
+            return
+        last = now
+
+
+def cmd_watch(args) -> int:
+    chapters = selected(args)
+    student_setup()
+    try:
+        while True:
+            seen = exercises_snapshot()
+            if ui.TTY:
+                sys.stdout.write("\033[H\033[2J")
+            ui.say(ui.dim(f"{time.strftime('%H:%M:%S')} checking..."))
+            limit = ui.height() - 4
+            lines = check_all(chapters, verbose=True, timeout=args.timeout, limit=limit)
+            if ui.TTY:
+                sys.stdout.write("\033[1A\r\033[K")
+            for line in ui.fit(lines, limit):
+                ui.say(line)
+            ui.say(ui.dim("watching exercises/ — save a file to re-check, Ctrl-C to stop"))
+            wait_for_change(seen)
+    except KeyboardInterrupt:
+        ui.say("")
+        return 0
+
+
+def cmd_progress(args) -> int:
+    chapters = all_chapters()
+    student_setup()
+    for line in check_all(chapters, verbose=False, timeout=args.timeout):
+        ui.say(line)
+    return 0
+
+
+def cmd_hint(args) -> int:
+    chapter, exercise = resolve_exercise(args.exercise)
+    hints = hints_of(chapter, exercise)
+    if not hints.tiers:
+        raise UsageError(f"exercise {exercise} has no hints in chapters/{chapter.folder}/hints.md")
+    count = len(hints.tiers)
+    state = STATE / "hints" / exercise
+    seen = int(state.read_text()) if state.exists() else 0
+    if args.reset:
+        state.unlink(missing_ok=True)
+        ui.say(f"Hints for {exercise} start over: ./workbook hint {exercise} shows hint 1 of {count}.")
+        return 0
+    if args.tier is not None:
+        if not 1 <= args.tier <= count:
+            raise UsageError(f"exercise {exercise} has hints 1 to {count}, not {args.tier}")
+        tier = args.tier
+    else:
+        tier = min(seen + 1, count)
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(str(max(seen, tier)))
+    verdict = load_record(chapter).get(exercise, {})
+    message = verdict.get("message", "")
+    for said, advice in hints.by_mistake:
+        if said in message:
+            ui.say(f"{ui.bold('Your last check said')}: {said}")
+            ui.say(f"  {advice}")
+            ui.say("")
+            break
+    ui.say(ui.bold(f"Hint {tier} of {count} for exercise {exercise}"))
+    ui.say("  " + hints.tiers[tier - 1])
+    if tier < count:
+        ui.say(ui.dim(f"Still stuck? ./workbook hint {exercise} shows hint {tier + 1}; "
+                      f"--tier N shows any hint, --reset starts over."))
+    else:
+        ui.say(ui.dim(f"That is the most specific hint (--tier N shows an earlier one, --reset starts "
+                      f"over); the chapter's page explains the idea in full."))
+    return 0
+
+
+def cmd_run(args) -> int:
+    chapter = resolve_chapter(args.chapter)
+    student_setup()
+    out_dir = STATE / f"lesson-{chapter.folder}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if args.reference:
+        target = f"{chapter.target}_lesson"
+    else:
+        record = check_chapter(chapter)
+        broken = [e for e, v in record.items() if v["status"] == "compile_error"]
+        if broken:
+            ui.say(ui.red(f"exercise {', '.join(broken)} does not compile; the lesson needs every "
+                          f"exercise of chapter {chapter.number}:"))
+            for exercise in broken:
+                ui.say(f"  {record[exercise]['message']}")
+            return 1
+        target = f"{chapter.target}_lesson_track"
+    code, output = build(STUDENT_BUILD, [target], STATE / "run.build.log")
+    if code != 0:
+        raise BuildError(f"the lesson program did not build:\n{output[-3000:]}")
+    binary = STUDENT_BUILD / "chapters" / chapter.folder / target
+    return subprocess.run([str(binary), str(out_dir)], stdin=subprocess.DEVNULL).returncode
+
+
+def cmd_test(args) -> int:
+    packages.ensure(STAMP)
+    configure("reference", REFERENCE_BUILD, REFERENCE_BUILD / "workbook")
+    progress = ui.Progress("Building the reference track, its checks, the stubs' proof, the bug zoo "
+                           "and the book...")
+    code, output = build(REFERENCE_BUILD, ["all"], REFERENCE_BUILD / "workbook" / "build.log", progress)
+    progress.done()
+    if code != 0:
+        ui.say(output[-6000:])
+        ui.say(ui.red("the reference build failed"))
+        return 1
+    ui.say(ui.bold("Running every test..."))
+    command = ["ctest", "--preset", "reference"]
+    if args.ctest_args:
+        command += args.ctest_args
+    return subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL).returncode
+
+
+def cmd_grade(args) -> int:
+    packages.ensure(STAMP)
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *args.grade_args],
+                          stdin=subprocess.DEVNULL).returncode
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="./workbook",
+        description="scalebook's one command. Without a command: set up (install what is missing), "
+                    "build your exercises and the book, check them and show your progress.",
+        epilog="CHAPTER is a number (3) or a folder name (03-attention-scaling); exercise ids look "
+               "like 3.2.")
+    top.add_argument("--timeout", type=float, default=CHECK_TIMEOUT,
+                     help=f"seconds one check may run (default {CHECK_TIMEOUT:g})")
+    top.set_defaults(run=cmd_start)
+    commands = top.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, run, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(run=run)
+        sub.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, help=argparse.SUPPRESS)
+        return sub
+
+    command("setup", cmd_setup, "install the Debian packages scalebook needs (as root), or name them")
+    sub = command("check", cmd_check, "rebuild what changed and run one chapter's checks (all without CHAPTER)")
+    sub.add_argument("chapter", nargs="?", metavar="CHAPTER")
+    sub = command("watch", cmd_watch, "re-check whenever you save a file under exercises/ (Ctrl-C stops)")
+    sub.add_argument("chapter", nargs="?", metavar="CHAPTER")
+    sub = command("hint", cmd_hint, "the next hint for an exercise; --tier N shows hint N, --reset starts over")
+    sub.add_argument("exercise", metavar="EXERCISE")
+    group = sub.add_mutually_exclusive_group()
+    group.add_argument("--tier", type=int, help="show this hint (1 is the gentlest)")
+    group.add_argument("--reset", action="store_true", help="start the hints over")
+    sub = command("run", cmd_run, "run a chapter's lesson program on your code (or the reference)")
+    sub.add_argument("chapter", metavar="CHAPTER")
+    sub.add_argument("--reference", action="store_true", help="run it on the reference solution")
+    command("progress", cmd_progress, "per-chapter progress and the next step")
+    sub = command("grade", cmd_grade, "instructors: grade submissions (./workbook grade --help)")
+    sub.add_argument("grade_args", nargs=argparse.REMAINDER, metavar="...")
+    sub = command("test", cmd_test, "maintainers and CI: build the reference track and run every test")
+    sub.add_argument("ctest_args", nargs=argparse.REMAINDER, metavar="CTEST_ARGS",
+                     help="passed to ctest (e.g. -R ch03)")
+    return top
+
+
+def main(argv: list[str]) -> int:
+    top = parser()
+    args = top.parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as error:
+        top.print_usage(sys.stderr)
+        print(f"{ui.red('workbook:')} {error}", file=sys.stderr)
+        return 2
+    except (packages.PackageError, BuildError) as error:
+        print(f"{ui.red('workbook:')} {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
