@@ -25,6 +25,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from scalebook.build import build_checks  # noqa: E402
+from scalebook.chapters import all_chapters  # noqa: E402
+
 MESSAGE_LIMIT = 500
 print_lock = threading.Lock()
 
@@ -32,17 +37,6 @@ print_lock = threading.Lock()
 def log(text: str) -> None:
     with print_lock:
         print(text, flush=True)
-
-
-def chapters() -> list[tuple[str, list[str]]]:
-    """(chapter folder, its exercise source file names), from the chapters' CMakeLists."""
-    listed = re.search(r'set\(SCALEBOOK_CHAPTERS "([^"]*)"', (ROOT / "CMakeLists.txt").read_text())
-    result = []
-    for name in listed.group(1).split(";"):
-        text = (ROOT / "chapters" / name / "CMakeLists.txt").read_text()
-        sources = re.search(r"SOURCES\s+(.*?)\s+CHECKS\b", text, re.S).group(1).split()
-        result.append((name, sources))
-    return result
 
 
 def exercises_folder(submission: Path) -> Path:
@@ -57,15 +51,6 @@ def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
 def unescape(text: str) -> str:
     """The results file's escapes (\\n, \\\\) back to text."""
     return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
-
-
-def first_compiler_error(log_text: str, chapter: str) -> str:
-    lines = log_text.splitlines()
-    for pattern in (rf"{re.escape(chapter)}/[^:]*:\d+:\d+: (fatal )?error", r"error", r"Error"):
-        for line in lines:
-            if re.search(pattern, line):
-                return cut(line.replace(str(ROOT) + "/", ""))
-    return "the chapter did not compile"
 
 
 def run(command: list[str], log_path: Path, timeout: float | None = None) -> int:
@@ -90,12 +75,12 @@ def grade(submission: Path, out_dir: Path, check_timeout: int, build_root: Path)
     logs.mkdir(parents=True)
     # Copy only the exercise sources: the submission folder is never built in or written to.
     exercises = exercises_folder(submission)
-    for chapter, files in chapters():
-        for source in files:
-            found = exercises / chapter / source
+    for chapter in all_chapters():
+        for source in chapter.sources:
+            found = exercises / chapter.folder / source
             if found.is_file():
-                (sources / chapter).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(found, sources / chapter / source)
+                (sources / chapter.folder).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(found, sources / chapter.folder / source)
     sources.mkdir(parents=True, exist_ok=True)
 
     configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja",
@@ -105,30 +90,35 @@ def grade(submission: Path, out_dir: Path, check_timeout: int, build_root: Path)
         raise RuntimeError(f"{name}: configuring failed, see {logs / 'configure.log'}")
 
     manifest = [line.split("\t") for line in (build / "checks.tsv").read_text().splitlines() if line]
-    compile_errors: dict[str, str] = {}
-    for chapter, _ in chapters():
-        target = "ch" + chapter[:2] + "_checks"
+    # Each chapter's checks; an exercise file that does not compile costs that exercise only: the
+    # chapter is linked from the files that compiled (scalebook.build.build_checks).
+    compile_errors: dict[str, str] = {}   # exercise id -> first error
+    binaries: dict[str, Path | None] = {}
+    for chapter in all_chapters():
         # A generous bound: a hostile submission can make the compiler work hard, not forever.
-        if run(["cmake", "--build", str(build), "--target", target, "-j1"],
-               logs / f"{chapter}.build.log", timeout=600) != 0:
-            compile_errors[chapter] = first_compiler_error(
-                (logs / f"{chapter}.build.log").read_text(errors="replace"), chapter)
+        built = build_checks(build, chapter, logs, timeout=600)
+        binaries[chapter.folder] = built.binary
+        for exercise, error in built.compile_errors.items():
+            compile_errors[exercise] = error
+        if built.binary is None:
+            for exercise in chapter.exercises:
+                compile_errors.setdefault(exercise, built.failure or "the chapter did not link")
 
     results_dir = build / "grading"
     shutil.rmtree(results_dir, ignore_errors=True)
     results_dir.mkdir(parents=True)
-    labels = "|".join("ch" + c[:2] for c, _ in chapters() if c not in compile_errors)
-    if labels:
-        run(["ctest", "--test-dir", str(build), "-L", f"^({labels})$", "-j1",
-             "--output-junit", str(logs / "ctest-junit.xml")], logs / "ctest.log")
+    for chapter, exercise, _, key, check in manifest:
+        if exercise not in compile_errors and binaries.get(chapter) is not None:
+            run([str(ROOT / "tools" / "run-check"), str(results_dir), key, str(check_timeout),
+                 str(binaries[chapter]), check], logs / f"{key}.run.log", timeout=check_timeout + 30)
 
     tests = []
     for chapter, exercise, points, key, check in manifest:
         points = int(points)
         entry = {"name": check, "chapter": chapter, "exercise": exercise, "points": 0,
                  "max_points": points}
-        if chapter in compile_errors:
-            entry.update(status="compile_error", message=compile_errors[chapter])
+        if exercise in compile_errors:
+            entry.update(status="compile_error", message=compile_errors[exercise])
         else:
             entry.update(check_status(results_dir, key, check))
             if entry["status"] == "passed":
@@ -162,8 +152,8 @@ def check_status(results_dir: Path, key: str, check: str) -> dict:
     if results_file.exists():
         for line in results_file.read_text(errors="replace").splitlines():
             parts = line.split("\t")
-            if len(parts) >= 2 and parts[1] == check:
-                if outcome != "failed":
+            if len(parts) >= 2 and parts[1] == check and parts[0] != "start":
+                if outcome not in ("failed", "crashed"):
                     outcome = parts[0]
                     message = unescape(parts[2]) if len(parts) > 2 else ""
     if code == 137 and elapsed >= limit - 0.05:
@@ -203,7 +193,7 @@ def write_junit(report: dict, path: Path) -> None:
 
 
 def write_csv(reports: list[dict], path: Path) -> None:
-    names = [c for c, _ in chapters()]
+    names = [c.folder for c in all_chapters()]
     with open(path, "w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["submission", *names, "total", "maximum"])
