@@ -1,0 +1,222 @@
+// Chapter 1 lesson — feature scaling, measured on real data.
+//
+// Prints every number the chapter's page shows (the page cuts the sections out of this program's
+// output with \snippet) and writes the data of the figures: ch01_ranges.dat (per-feature spread
+// before and after scaling) and ch01_descent.dat (gradient-descent loss curves).
+// Usage: ch01_lesson [data folder]. Deterministic: fixed seeds, fixed splits, one thread.
+//
+// Linked against the reference (the book's numbers) and against a student's track: the scaling,
+// gradient descent and kNN below are the chapter's exercises; the MLP is lib's trainer.
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "feature_scaling.hpp"
+#include "scalebook/data.hpp"
+#include "scalebook/lesson.hpp"
+#include "scalebook/mlp.hpp"
+
+namespace ch01 = scalebook::ch01;
+using scalebook::Dataset;
+using scalebook::Index;
+using scalebook::Matrix;
+using scalebook::RowVector;
+using scalebook::Vector;
+
+namespace {
+
+// The curvatures of the least-squares loss: the eigenvalues of H = [X 1]^T [X 1] / n, smallest
+// first. Gradient descent with step 1/lambda_max needs about (lambda_max / lambda_min) ln(1/eps)
+// steps; lambda_max / lambda_min is the condition number of H.
+Vector curvatures(const Matrix& x) {
+  Matrix a(x.rows(), x.cols() + 1);
+  a << x, Vector::Ones(x.rows());
+  return Eigen::SelfAdjointEigenSolver<Matrix>(a.transpose() * a / static_cast<double>(x.rows())).eigenvalues();
+}
+
+// The least-squares optimum's loss (1/(2n)) |[X 1] theta* - y|^2, from the normal equations.
+double optimal_loss(const Matrix& x, const Vector& y) {
+  Matrix a(x.rows(), x.cols() + 1);
+  a << x, Vector::Ones(x.rows());
+  const Vector theta = (a.transpose() * a).ldlt().solve(a.transpose() * y);
+  return (a * theta - y).squaredNorm() / (2.0 * static_cast<double>(x.rows()));
+}
+
+double accuracy(const Vector& predicted, const Vector& truth) {
+  return static_cast<double>((predicted.array() == truth.array()).count()) / static_cast<double>(truth.rows());
+}
+
+//! [kfold-scaled]
+// DLwP's K-fold on the Boston training rows: 4 folds, per fold a fresh
+// Dense(64)-Dense(64)-Dense(1) trained 100 epochs; scaled with the fold's
+// training rows' statistics (exercise 1.3) or fed the raw features.
+double kfold_mean_mae(const Dataset& data, bool scaled, std::vector<double>& fold_maes) {
+  const std::vector<scalebook::Fold> folds = scalebook::kfold_splits(data.x.rows(), 4);
+  double sum = 0.0;
+  for (std::size_t f = 0; f < folds.size(); ++f) {
+    const Dataset train = scalebook::take_rows(data, folds[f].train);
+    const Dataset val = scalebook::take_rows(data, folds[f].validation);
+    Matrix x_train = train.x, x_val = val.x;
+    if (scaled) {
+      const ch01::ScaledSplit split = ch01::scale_train_test(train.x, val.x);
+      x_train = split.train;
+      x_val = split.test;
+    }
+    scalebook::MlpConfig config;  // two Dense(64), 100 epochs, batch 16, RMSprop
+    config.seed = 1000 + f;
+    const scalebook::History h = scalebook::train_mlp(x_train, train.y, x_val, val.y, config);
+    fold_maes.push_back(h.val_mae.back());
+    sum += h.val_mae.back();
+  }
+  return sum / static_cast<double>(folds.size());
+}
+//! [kfold-scaled]
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return scalebook::run_lesson(argc, argv, [](scalebook::Lesson& lesson) {
+    const scalebook::BostonSplit boston = scalebook::load_boston_split();
+    const Index d = boston.train.x.cols();
+
+    // ---- The features of Boston housing, before and after --------------------------------
+    lesson.begin("ranges");
+    const ch01::ScaledSplit split = ch01::scale_train_test(boston.train.x, boston.test.x);
+    {
+      std::printf("Boston housing without B: %d training rows, %d test rows, %d features\n\n",
+                  static_cast<int>(boston.train.x.rows()), static_cast<int>(boston.test.x.rows()), static_cast<int>(d));
+      std::printf("%-8s %10s %10s %10s %10s   %14s\n", "feature", "mean", "sd", "min", "max", "scaled min..max");
+      std::vector<double> index, raw_sd, raw_range, scaled_range;
+      std::ofstream names(lesson.data_dir() / "ch01_ranges.dat");
+      names << "# index name raw_min raw_max scaled_min scaled_max\n";
+      for (Index c = 0; c < d; ++c) {
+        const double lo = boston.train.x.col(c).minCoeff(), hi = boston.train.x.col(c).maxCoeff();
+        const double slo = split.train.col(c).minCoeff(), shi = split.train.col(c).maxCoeff();
+        std::printf("%-8s %10.3f %10.3f %10.3f %10.3f   %6.2f..%5.2f\n", boston.train.feature_names[c].c_str(),
+                    split.scaling.mean(c), split.scaling.scale(c), lo, hi, slo, shi);
+        char line[200];
+        std::snprintf(line, sizeof line, "%d %s %.17g %.17g %.17g %.17g\n", static_cast<int>(c),
+                      boston.train.feature_names[c].c_str(), lo, hi, slo, shi);
+        names << line;
+      }
+      const RowVector sd = split.scaling.scale;
+      std::printf("\nlargest sd / smallest sd: %.0f (TAX %.1f vs NOX %.4f)\n", sd.maxCoeff() / sd.minCoeff(),
+                  sd(9), sd(4));
+    }
+    lesson.end("ranges");
+
+    // ---- Leakage --------------------------------------------------------------------------
+    lesson.begin("leakage");
+    {
+      Matrix all(boston.train.x.rows() + boston.test.x.rows(), d);
+      all << boston.train.x, boston.test.x;
+      const ch01::Scaling from_train = ch01::fit_scaling(boston.train.x);
+      const ch01::Scaling from_all = ch01::fit_scaling(all);
+      const ch01::Scaling from_test = ch01::fit_scaling(boston.test.x);
+      std::printf("means fitted on other rows, in units of the training sd\n\n");
+      std::printf("%-8s %14s %14s\n", "feature", "all rows", "test rows");
+      double worst_all = 0.0, worst_test = 0.0;
+      for (Index c = 0; c < d; ++c) {
+        const double a = (from_all.mean(c) - from_train.mean(c)) / from_train.scale(c);
+        const double t = (from_test.mean(c) - from_train.mean(c)) / from_train.scale(c);
+        worst_all = std::max(worst_all, std::abs(a));
+        worst_test = std::max(worst_test, std::abs(t));
+        std::printf("%-8s %+14.4f %+14.4f\n", boston.train.feature_names[c].c_str(), a, t);
+      }
+      std::printf("\nlargest shift: %.4f sd (all rows), %.4f sd (test rows)\n", worst_all, worst_test);
+      const Matrix constant = Matrix::Constant(3, 1, 7.0);
+      const ch01::Scaling c = ch01::fit_scaling(constant);
+      std::printf("a constant feature (7, 7, 7): mean %.1f, scale %.1f, scaled %.1f\n", c.mean(0), c.scale(0),
+                  ch01::apply_scaling(constant, c)(0, 0));
+    }
+    lesson.end("leakage");
+
+    // ---- Gradient descent on least squares: raw vs scaled ---------------------------------
+    lesson.begin("descent");
+    {
+      const int max_iterations = 20000;
+      const double tolerance = 1e-3;
+      struct Run {
+        const char* name;
+        Matrix x;
+        Vector h;
+        ch01::DescentResult result;
+        double optimum;
+      };
+      Run runs[2] = {{"raw", boston.train.x, {}, {}, 0.0}, {"scaled", split.train, {}, {}, 0.0}};
+      for (Run& run : runs) {
+        run.h = curvatures(run.x);
+        const double step = 1.0 / run.h.maxCoeff();  // the largest step that is safe everywhere
+        run.result = ch01::gradient_descent(run.x, boston.train.y, step, tolerance, max_iterations);
+        run.optimum = optimal_loss(run.x, boston.train.y);
+      }
+      std::printf("least squares on the %d training rows; step 1/lambda_max; stop when\n"
+                  "|gradient| <= %g or after %d steps\n\n",
+                  static_cast<int>(boston.train.x.rows()), tolerance, max_iterations);
+      std::printf("%-7s %11s %11s %11s %10s %11s %11s\n", "", "lambda_max", "lambda_min", "cond", "steps",
+                  "loss", "optimum");
+      for (const Run& run : runs) {
+        std::printf("%-7s %11.4g %11.4g %11.4g %10d %11.4f %11.4f%s\n", run.name, run.h.maxCoeff(), run.h.minCoeff(),
+                    run.h.maxCoeff() / run.h.minCoeff(), run.result.iterations, run.result.loss.back(), run.optimum,
+                    run.result.converged ? "" : "  (not converged)");
+      }
+      // The figure: loss above the optimum, at about 200 logarithmically spaced steps.
+      std::vector<double> steps, raw_gap, scaled_gap;
+      for (double t = 0.0; t <= max_iterations; t = t < 10 ? t + 1 : std::ceil(t * 1.05)) {
+        const auto at = [&](const Run& run) {
+          const std::size_t i = std::min<std::size_t>(static_cast<std::size_t>(t), run.result.loss.size() - 1);
+          return std::max(run.result.loss[i] - run.optimum, 1e-12);
+        };
+        steps.push_back(t);
+        raw_gap.push_back(at(runs[0]));
+        scaled_gap.push_back(at(runs[1]));
+      }
+      lesson.table("ch01_descent.dat", {"step", "raw_gap", "scaled_gap"}, {steps, raw_gap, scaled_gap});
+    }
+    lesson.end("descent");
+
+    // ---- kNN on Wine: raw vs scaled -------------------------------------------------------
+    lesson.begin("knn");
+    {
+      const Dataset wine = scalebook::load_wine();
+      const std::vector<Index> order = scalebook::shuffled_indices(wine.x.rows(), 7);
+      const std::vector<Index> train_rows(order.begin(), order.begin() + 124), test_rows(order.begin() + 124, order.end());
+      const Dataset train = scalebook::take_rows(wine, train_rows), test = scalebook::take_rows(wine, test_rows);
+      const ch01::ScaledSplit scaled = ch01::scale_train_test(train.x, test.x);
+      std::printf("Wine: %d training rows, %d test rows (shuffled_indices(178, 7)), 13 features\n",
+                  static_cast<int>(train.x.rows()), static_cast<int>(test.x.rows()));
+      std::printf("training sd of proline %.1f, of hue %.3f\n\n", scaled.scaling.scale(12), scaled.scaling.scale(10));
+      std::printf("%4s %14s %14s\n", "k", "raw accuracy", "scaled");
+      for (int k : {1, 3, 5, 7, 9}) {
+        const double raw = accuracy(ch01::knn_predict(train.x, train.y, test.x, k), test.y);
+        const double sc = accuracy(ch01::knn_predict(scaled.train, train.y, scaled.test, k), test.y);
+        std::printf("%4d %14.3f %14.3f\n", k, raw, sc);
+      }
+      const double proline_only = accuracy(
+          ch01::knn_predict(train.x.col(12), train.y, test.x.col(12), 5), test.y);
+      std::printf("\nproline alone (k = 5, raw): %.3f\n", proline_only);
+    }
+    lesson.end("knn");
+
+    // ---- The same small MLP on raw and scaled features ------------------------------------
+    lesson.begin("mlp");
+    {
+      std::vector<double> raw_folds, scaled_folds;
+      const double raw = kfold_mean_mae(boston.train, false, raw_folds);
+      const double scaled = kfold_mean_mae(boston.train, true, scaled_folds);
+      std::printf("Boston, 4-fold validation MAE after 100 epochs (in $1000s)\n\n");
+      std::printf("%-8s %8s %8s %8s %8s %8s\n", "", "fold 1", "fold 2", "fold 3", "fold 4", "mean");
+      std::printf("%-8s", "raw");
+      for (double m : raw_folds) std::printf(" %8.3f", m);
+      std::printf(" %8.3f\n%-8s", raw, "scaled");
+      for (double m : scaled_folds) std::printf(" %8.3f", m);
+      std::printf(" %8.3f\n", scaled);
+    }
+    lesson.end("mlp");
+  });
+}
