@@ -1,14 +1,17 @@
 // The small-MLP trainer (see scalebook/mlp.hpp): float32, row-major buffers allocated once per
 // training run, and hand-blocked products so that a batch of 16 rows costs microseconds.
 //
-// Layout: activations are (rows, width) row-major; layer l keeps its weights twice, W (in, out)
-// for the forward product and W^T (out, in) for the backward one, so that every product is a
-// sum of scaled rows ("axpy" form), vectorised along contiguous memory. Each output entry sums
-// its terms in increasing order of the inner index: the result does not depend on the blocking.
+// Layout: activations are (rows, width) row-major and weights W are (in, out) row-major. Every
+// product is a sum of scaled rows ("axpy" form) vectorised along contiguous memory: Z = A W;
+// dW = A^T D; and the gradient for the layer below in transposed form, dA^T = W D^T, for which
+// the backward pass keeps each layer's gradient D in both layouts (a (rows, width) copy is 8 to
+// 16 times smaller than W, so it is the one transposed). Each output entry sums its terms in
+// increasing order of the inner index: the result does not depend on the blocking.
 #include "scalebook/mlp.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -89,7 +92,7 @@ SCALEBOOK_HOT void rmsprop(long n, float* p, const float* g, float* v, float lr,
 
 struct Layer {
   int in = 0, out = 0;
-  std::vector<float> w, wt, b;    // (in, out), (out, in), (out)
+  std::vector<float> w, b;        // (in, out), (out)
   std::vector<float> gw, gb;      // gradients
   std::vector<float> vw, vb;      // RMSprop's running mean squares
 };
@@ -110,16 +113,15 @@ class Network {
       layer.w.resize(size);
       const double limit = std::sqrt(6.0 / (in + out));  // Glorot uniform
       for (float& x : layer.w) x = static_cast<float>((2.0 * rng.uniform() - 1.0) * limit);
-      layer.wt.resize(size);
       layer.b.assign(out, 0.0f);
       layer.gw.assign(size, 0.0f);
       layer.gb.assign(out, 0.0f);
       layer.vw.assign(size, 0.0f);
       layer.vb.assign(out, 0.0f);
-      transpose(layer);
       layers_.push_back(std::move(layer));
       act_.emplace_back(static_cast<std::size_t>(max_rows) * out);
       delta_.emplace_back(static_cast<std::size_t>(max_rows) * out);
+      delta_t_.emplace_back(static_cast<std::size_t>(max_rows + 7) * out);  // rows padded to 8
       in = out;
     }
   }
@@ -140,7 +142,12 @@ class Network {
 
   // Gradients of the loss for m rows after forward(m), given d loss / d output in delta (m).
   void backward(int m, const float* d_output) {
-    std::memcpy(delta_.back().data(), d_output, sizeof(float) * m);
+    // The transposed gradients (width, mp) have mp = m rounded up to 8 columns, the extra ones 0:
+    // the products over them stay in whole vectors.
+    const int mp = (m + 7) / 8 * 8;
+    std::memcpy(delta_.back().data(), d_output, sizeof(float) * m);    // (m, 1) and its transpose
+    std::fill(delta_t_.back().begin(), delta_t_.back().begin() + mp, 0.0f);
+    std::memcpy(delta_t_.back().data(), d_output, sizeof(float) * m);  // (1, m) hold the same numbers
     for (std::size_t l = layers_.size(); l-- > 0;) {
       Layer& layer = layers_[l];
       const float* d = delta_[l].data();  // (m, out): d loss / d pre-activation
@@ -151,10 +158,11 @@ class Network {
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < layer.out; ++j) layer.gb[j] += d[i * layer.out + j];
       if (l == 0) break;  // no gradient for the inputs
-      float* d_in = delta_[l - 1].data();  // (m, in)
-      std::fill(d_in, d_in + static_cast<std::ptrdiff_t>(m) * layer.in, 0.0f);
-      gemm_acc(m, layer.in, layer.out, d, layer.out, 1, layer.wt.data(), layer.in, d_in, layer.in);
-      relu_gradient(m * layer.in, act_[l].data(), d_in);  // ReLU passes where its output is > 0
+      // d_in^T (in, mp) = w (in, out) d^T (out, mp); then ReLU's gradient, into both layouts
+      float* d_in_t = delta_t_[l - 1].data();
+      std::fill(d_in_t, d_in_t + static_cast<std::ptrdiff_t>(mp) * layer.in, 0.0f);
+      gemm_acc(layer.in, mp, layer.out, layer.w.data(), layer.out, 1, delta_t_[l].data(), mp, d_in_t, mp);
+      relu_gradient(m, mp, layer.in, act_[l].data(), d_in_t, delta_[l - 1].data());
     }
   }
 
@@ -162,7 +170,6 @@ class Network {
     for (Layer& layer : layers_) {
       rmsprop(static_cast<long>(layer.w.size()), layer.w.data(), layer.gw.data(), layer.vw.data(), lr, rho, eps);
       rmsprop(static_cast<long>(layer.b.size()), layer.b.data(), layer.gb.data(), layer.vb.data(), lr, rho, eps);
-      transpose(layer);
     }
   }
 
@@ -170,17 +177,28 @@ class Network {
   static void relu(int n, float* z) {
     for (int i = 0; i < n; ++i) z[i] = z[i] > 0.0f ? z[i] : 0.0f;
   }
-  static void relu_gradient(int n, const float* h, float* d) {
-    for (int i = 0; i < n; ++i) d[i] = h[i] > 0.0f ? d[i] : 0.0f;
-  }
-  static void transpose(Layer& layer) {
-    for (int k = 0; k < layer.in; ++k)
-      for (int j = 0; j < layer.out; ++j) layer.wt[j * layer.in + k] = layer.w[k * layer.out + j];
+  // ReLU passes the gradient where its output h (m, width) is > 0: d_t (width, m) is masked in
+  // place and copied to d (m, width).
+  static void relu_gradient(int m, int mp, int width, const float* h, float* d_t, float* d) {
+    for (int k = 0; k < width; ++k) {
+      for (int i = 0; i < m; ++i) {
+        // A bit mask, not a branch (the mask is a coin flip, and mispredictions cost more than the
+        // arithmetic): h >= 0 always, and h > 0 exactly when its bits, as an integer, are > 0.
+        std::int32_t h_bits;
+        std::uint32_t g_bits;
+        std::memcpy(&h_bits, h + i * width + k, sizeof h_bits);
+        std::memcpy(&g_bits, d_t + k * mp + i, sizeof g_bits);
+        g_bits &= 0u - static_cast<std::uint32_t>(h_bits > 0);
+        std::memcpy(d_t + k * mp + i, &g_bits, sizeof g_bits);
+        std::memcpy(d + i * width + k, &g_bits, sizeof g_bits);
+      }
+    }
   }
 
   std::vector<Layer> layers_;
   std::vector<std::vector<float>> act_;    // act_[0] the input rows, act_[l + 1] layer l's output
-  std::vector<std::vector<float>> delta_;  // delta_[l]: d loss / d layer l's pre-activation
+  std::vector<std::vector<float>> delta_;    // delta_[l]: d loss / d layer l's pre-activation (m, out)
+  std::vector<std::vector<float>> delta_t_;  // the same, transposed (out, m)
 };
 
 void check_data(const char* function, const Matrix& x, const Vector& y, const char* x_name,
@@ -283,6 +301,7 @@ History train_mlp(const Matrix& x_train, const Vector& y_train, const Matrix& x_
       history.val_mae.push_back(mae);
     }
   }
+  evaluate(net, x_train, y_train, chunk, history.final_train_loss, history.final_train_mae);
   return history;
 }
 

@@ -35,9 +35,12 @@ struct MlpConfig {
 
 /// One entry per epoch. loss and mae are averaged over the epoch's batches as they were trained
 /// (Keras's convention: each batch before its update); val_loss and val_mae on the validation
-/// rows after the epoch (empty when there are none).
+/// rows after the epoch (empty when there are none); final_train_* on the training rows after
+/// training, measured like the validation error.
 struct History {
   std::vector<double> loss, mae, val_loss, val_mae;
+  double final_train_loss = 0.0;  ///< MSE on all training rows after the last epoch
+  double final_train_mae = 0.0;   ///< MAE on all training rows after the last epoch
 };
 
 /// Trains a fresh MLP on (x_train, y_train), reporting on (x_val, y_val) after every epoch
