@@ -1,0 +1,248 @@
+// Chapter 2 lesson — small models on scarce data.
+//
+// Prints every number the chapter's page shows (the page cuts the sections out of this program's
+// output with \snippet) and writes the data of the figures: ch02_curves.dat (validation curves
+// over 500 epochs) and ch02_gap.dat (train and validation error as the training set shrinks).
+// Usage: ch02_lesson [data folder]. Deterministic: fixed seeds, fixed splits, one thread.
+//
+// The K-fold splits, the smoothing and the best epoch are the chapter's exercises; so are the
+// layers and the RMSprop step of the network trained "by hand" below. The long experiments use
+// lib's trainer (scalebook/mlp.hpp), the same computation in float32, built for speed.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "scalebook/data.hpp"
+#include "scalebook/lesson.hpp"
+#include "scalebook/mlp.hpp"
+#include "scalebook/random.hpp"
+#include "scalebook/standardize.hpp"
+#include "small_models.hpp"
+
+namespace ch02 = scalebook::ch02;
+using scalebook::Dataset;
+using scalebook::Index;
+using scalebook::Matrix;
+using scalebook::RowVector;
+using scalebook::Vector;
+
+namespace {
+
+// One fold's rows, standardised with its training part's statistics (chapter 1).
+struct FoldData {
+  Matrix x_train, x_val;
+  Vector y_train, y_val;
+};
+
+FoldData fold_data(const Dataset& data, const ch02::Fold& fold) {
+  const Dataset train = scalebook::take_rows(data, fold.train), val = scalebook::take_rows(data, fold.validation);
+  const scalebook::Standardizer s = scalebook::fit_standardizer(train.x);
+  return {scalebook::standardize(train.x, s), scalebook::standardize(val.x, s), train.y, val.y};
+}
+
+//! [by-hand]
+// A Dense(h)-Dense(1) network trained with the chapter's own functions:
+// forward (2.1), backward (2.2) and RMSprop (2.3), on shuffled batches of
+// 16, with the draws of lib's trainer (Glorot-uniform, row by row; one
+// Fisher-Yates shuffle per epoch). Returns the validation MAE per epoch.
+std::vector<double> train_by_hand(const FoldData& d, Index h, int epochs, std::uint64_t seed) {
+  scalebook::Rng rng(seed);
+  auto glorot = [&](Index in, Index out) {
+    Matrix w(in, out);
+    const double limit = std::sqrt(6.0 / static_cast<double>(in + out));
+    for (Index r = 0; r < in; ++r)
+      for (Index c = 0; c < out; ++c)
+        w(r, c) = static_cast<float>((2.0 * rng.uniform() - 1.0) * limit);
+    return w;
+  };
+  Matrix w1 = glorot(d.x_train.cols(), h), w2 = glorot(h, 1);
+  Matrix b1 = Matrix::Zero(1, h), b2 = Matrix::Zero(1, 1);
+  Matrix v_w1 = Matrix::Zero(w1.rows(), w1.cols()), v_w2 = Matrix::Zero(h, 1);
+  Matrix v_b1 = Matrix::Zero(1, h), v_b2 = Matrix::Zero(1, 1);
+  const Index n = d.x_train.rows();
+  std::vector<Index> order(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::vector<double> val_mae;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    for (Index i = n - 1; i > 0; --i)
+      std::swap(order[static_cast<std::size_t>(i)],
+                order[rng.next_u64() % static_cast<std::uint64_t>(i + 1)]);
+    for (Index start = 0; start < n; start += 16) {
+      const Index m = std::min<Index>(16, n - start);
+      Matrix x(m, d.x_train.cols()), y(m, 1);
+      for (Index i = 0; i < m; ++i) {
+        x.row(i) = d.x_train.row(order[static_cast<std::size_t>(start + i)]);
+        y(i, 0) = d.y_train(order[static_cast<std::size_t>(start + i)]);
+      }
+      const Matrix hidden = ch02::dense_forward(x, w1, b1, true);
+      const Matrix out = ch02::dense_forward(hidden, w2, b2, false);
+      const Matrix grad_out = 2.0 * (out - y) / static_cast<double>(m);  // d MSE
+      const ch02::DenseGradients g2 = ch02::dense_backward(hidden, w2, b2, false, grad_out);
+      const ch02::DenseGradients g1 = ch02::dense_backward(x, w1, b1, true, g2.dx);
+      ch02::rmsprop_step(w2, g2.dw, v_w2);
+      ch02::rmsprop_step(b2, g2.db, v_b2);
+      ch02::rmsprop_step(w1, g1.dw, v_w1);
+      ch02::rmsprop_step(b1, g1.db, v_b1);
+    }
+    const Matrix pred = ch02::dense_forward(ch02::dense_forward(d.x_val, w1, b1, true), w2, b2, false);
+    val_mae.push_back((pred.col(0) - d.y_val).cwiseAbs().mean());
+  }
+  return val_mae;
+}
+//! [by-hand]
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return scalebook::run_lesson(argc, argv, [](scalebook::Lesson& lesson) {
+    const Dataset data = scalebook::load_boston_split().train;  // the book's 404 training rows
+    //! [kfold]
+    const std::vector<ch02::Fold> folds = ch02::kfold_splits(data.x.rows(), 4);
+    std::vector<FoldData> fold_rows;
+    for (const ch02::Fold& fold : folds) fold_rows.push_back(fold_data(data, fold));
+    //! [kfold]
+
+    // ---- DLwP's K-fold table --------------------------------------------------------------
+    lesson.begin("kfold");
+    {
+      std::printf("4-fold validation on %d rows: %d validate, %d train per fold\n",
+                  static_cast<int>(data.x.rows()), static_cast<int>(folds[0].validation.size()),
+                  static_cast<int>(folds[0].train.size()));
+      std::printf("Dense(64, relu) - Dense(64, relu) - Dense(1), RMSprop, MSE, batch 16, 100 epochs\n\n");
+      std::printf("%-24s %7s %7s %7s %7s %7s\n", "", "fold 1", "fold 2", "fold 3", "fold 4", "mean");
+      double sum = 0.0;
+      std::printf("%-24s", "validation MAE (ours)");
+      for (std::size_t f = 0; f < folds.size(); ++f) {
+        scalebook::MlpConfig config;
+        config.seed = 2000 + f;
+        const FoldData& d = fold_rows[f];
+        const double mae = scalebook::train_mlp(d.x_train, d.y_train, d.x_val, d.y_val, config).val_mae.back();
+        std::printf(" %7.2f", mae);
+        sum += mae;
+      }
+      std::printf(" %7.2f\n", sum / 4.0);
+      std::printf("%-24s %7.2f %7.2f %7.2f %7.2f %7.2f\n", "DLwP 2nd ed. (Keras)", 2.11, 3.08, 2.65, 2.43, 2.57);
+    }
+    lesson.end("kfold");
+
+    // ---- The same network with the chapter's functions ------------------------------------
+    lesson.begin("by-hand");
+    {
+      const int epochs = 20;
+      const std::vector<double> mine = train_by_hand(fold_rows[0], 64, epochs, 77);
+      scalebook::MlpConfig config;
+      config.hidden = {64};
+      config.epochs = epochs;
+      config.seed = 77;
+      const FoldData& d = fold_rows[0];
+      const scalebook::History lib = scalebook::train_mlp(d.x_train, d.y_train, d.x_val, d.y_val, config);
+      std::printf("Dense(64, relu) - Dense(1) on fold 1, same seed: validation MAE\n\n");
+      std::printf("%6s %18s %18s\n", "epoch", "chapter functions", "lib (float32)");
+      for (int e : {1, 2, 5, 10, 20}) {
+        std::printf("%6d %18.4f %18.4f\n", e, mine[static_cast<std::size_t>(e - 1)],
+                    lib.val_mae[static_cast<std::size_t>(e - 1)]);
+      }
+    }
+    lesson.end("by-hand");
+
+    // ---- 500 epochs: where validation stops improving -------------------------------------
+    lesson.begin("curves");
+    {
+      const int epochs = 500;
+      std::vector<double> val(epochs, 0.0), train(epochs, 0.0);
+      for (std::size_t f = 0; f < folds.size(); ++f) {
+        scalebook::MlpConfig config;
+        config.epochs = epochs;
+        config.seed = 3000 + f;
+        const FoldData& d = fold_rows[f];
+        const scalebook::History h = scalebook::train_mlp(d.x_train, d.y_train, d.x_val, d.y_val, config);
+        for (int e = 0; e < epochs; ++e) {
+          val[static_cast<std::size_t>(e)] += h.val_mae[static_cast<std::size_t>(e)] / 4.0;
+          train[static_cast<std::size_t>(e)] += h.mae[static_cast<std::size_t>(e)] / 4.0;
+        }
+      }
+      //! [smoothing]
+      // As DLwP: drop the first 10 epochs (their scale dwarfs the rest),
+      // smooth with factor 0.9, take the smallest smoothed value.
+      const std::vector<double> tail(val.begin() + 10, val.end());
+      const std::vector<double> smooth = ch02::smooth_curve(tail, 0.9);
+      const Index best = ch02::best_epoch(smooth) + 10 + 1;  // 1-based epoch
+      //! [smoothing]
+      std::printf("mean over the 4 folds of the MAE per epoch, 500 epochs\n\n");
+      std::printf("%6s %10s %12s %14s\n", "epoch", "train MAE", "val MAE", "val smoothed");
+      for (int e : {1, 10, 25, 50, 75, 100, 150, 200, 300, 400, 500}) {
+        const std::string s = e > 10 ? std::to_string(smooth[static_cast<std::size_t>(e - 11)]).substr(0, 6) : "";
+        std::printf("%6d %10.3f %12.3f %14s\n", e, train[static_cast<std::size_t>(e - 1)],
+                    val[static_cast<std::size_t>(e - 1)], s.c_str());
+      }
+      std::printf("\nvalidation stops improving after epoch %d (smoothed MAE %.3f)\n",
+                  static_cast<int>(best), smooth[static_cast<std::size_t>(best - 11)]);
+      std::vector<double> epoch_numbers, smooth_column;
+      for (int e = 1; e <= epochs; ++e) {
+        epoch_numbers.push_back(e);
+        smooth_column.push_back(e > 10 ? smooth[static_cast<std::size_t>(e - 11)] : NAN);
+      }
+      lesson.table("ch02_curves.dat", {"epoch", "train_mae", "val_mae", "val_smoothed"},
+                   {epoch_numbers, train, val, smooth_column});
+      lesson.table("ch02_best.dat", {"epoch", "val_smoothed"},
+                   {{static_cast<double>(best)}, {smooth[static_cast<std::size_t>(best - 11)]}});
+    }
+    lesson.end("curves");
+
+    // ---- Scarce data: a small and a large model as the training set shrinks ---------------
+    lesson.begin("gap");
+    {
+      //! [gap-experiment]
+      // Fold 1's validation rows; its first 303, 152 or 76 training rows (the
+      // rows were shuffled once, so any prefix is a fair sample); 100 epochs.
+      struct Model {
+        const char* name;
+        std::vector<Index> hidden;
+      };
+      const Model models[2] = {{"2 x 64", {64, 64}}, {"3 x 128", {128, 128, 128}}};
+      //! [gap-experiment]
+      const int epochs = 100, seeds = 3;
+      const FoldData& d = fold_rows[0];
+      std::printf("fold 1, %d epochs, the first rows of its training part; MAE after\n"
+                  "training on those rows and on the 101 validation rows, mean of %d seeds\n\n",
+                  epochs, seeds);
+      std::printf("%6s %-8s %10s %10s %10s %10s\n", "rows", "model", "train MAE", "val MAE", "gap", "best val");
+      std::vector<double> rows_column, gap_small, gap_large, val_small, val_large;
+      std::vector<double> curve_small(epochs, 0.0), curve_large(epochs, 0.0);
+      for (double fraction : {1.0, 0.5, 0.25}) {
+        const Index n = static_cast<Index>(std::lround(fraction * static_cast<double>(d.x_train.rows())));
+        rows_column.push_back(static_cast<double>(n));
+        for (int m = 0; m < 2; ++m) {
+          double train_mae = 0.0, val_mae = 0.0, best = 0.0;
+          for (int seed = 0; seed < seeds; ++seed) {
+            scalebook::MlpConfig config;
+            config.hidden = models[m].hidden;
+            config.epochs = epochs;
+            config.seed = 4000 + 10 * seed + m;
+            const scalebook::History h =
+                scalebook::train_mlp(d.x_train.topRows(n), d.y_train.head(n), d.x_val, d.y_val, config);
+            train_mae += h.final_train_mae / seeds;
+            val_mae += h.val_mae.back() / seeds;
+            best += *std::min_element(h.val_mae.begin(), h.val_mae.end()) / seeds;
+            if (fraction == 1.0) {
+              std::vector<double>& curve = m == 0 ? curve_small : curve_large;
+              for (int e = 0; e < epochs; ++e) curve[static_cast<std::size_t>(e)] += h.val_mae[static_cast<std::size_t>(e)] / seeds;
+            }
+          }
+          std::printf("%6d %-8s %10.3f %10.3f %10.3f %10.3f\n", static_cast<int>(n), models[m].name, train_mae,
+                      val_mae, val_mae - train_mae, best);
+          (m == 0 ? gap_small : gap_large).push_back(val_mae - train_mae);
+          (m == 0 ? val_small : val_large).push_back(val_mae);
+        }
+      }
+      lesson.table("ch02_gap.dat", {"rows", "gap_small", "gap_large", "val_small", "val_large"},
+                   {rows_column, gap_small, gap_large, val_small, val_large});
+      std::vector<double> epoch_numbers;
+      for (int e = 1; e <= epochs; ++e) epoch_numbers.push_back(e);
+      lesson.table("ch02_large.dat", {"epoch", "val_small", "val_large"}, {epoch_numbers, curve_small, curve_large});
+    }
+    lesson.end("gap");
+  });
+}
