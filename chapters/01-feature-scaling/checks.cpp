@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <initializer_list>
 #include <type_traits>
 #include <limits>
@@ -68,8 +69,8 @@ std::string thrown_message(F&& f) {
     f();
   } catch (const E& e) {
     return e.what();
-  } catch (...) {
-    return "(another exception type)";
+  } catch (const std::exception& e) {
+    return std::string("(a different exception: ") + e.what() + ")";
   }
   return "(nothing thrown)";
 }
@@ -80,7 +81,7 @@ bool starts_with(const std::string& text, const std::string& prefix) { return te
   do {                                                                                                              \
     const std::string message_ = thrown_message<ExceptionType>([&] { (void)(__VA_ARGS__); });                      \
     CHECK_MESSAGE(starts_with(message_, std::string(function_name) + ": "),                                         \
-                  (std::is_same_v<ExceptionType, ShapeError> ? kThrowsShape : kThrowsValue) << "; got: " << message_); \
+                  std::string(std::is_same_v<ExceptionType, ShapeError> ? kThrowsShape : kThrowsValue) << "; got: " << message_); \
   } while (false)
 
 // Per-feature mean and standard deviation by definition, dividing by `divisor_offset` less than n.

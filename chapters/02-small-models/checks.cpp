@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <initializer_list>
 #include <iterator>
 #include <utility>
@@ -71,8 +72,8 @@ std::string thrown_message(F&& f) {
     f();
   } catch (const E& e) {
     return e.what();
-  } catch (...) {
-    return "(another exception type)";
+  } catch (const std::exception& e) {
+    return std::string("(a different exception: ") + e.what() + ")";
   }
   return "(nothing thrown)";
 }
@@ -83,7 +84,7 @@ bool starts_with(const std::string& text, const std::string& prefix) { return te
   do {                                                                                                              \
     const std::string message_ = thrown_message<ExceptionType>([&] { (void)(__VA_ARGS__); });                      \
     CHECK_MESSAGE(starts_with(message_, std::string(function_name) + ": "),                                         \
-                  (std::is_same_v<ExceptionType, ShapeError> ? kThrowsShape : kThrowsValue) << "; got: " << message_); \
+                  std::string(std::is_same_v<ExceptionType, ShapeError> ? kThrowsShape : kThrowsValue) << "; got: " << message_); \
   } while (false)
 
 // The loss whose gradient the backward pass computes: L = sum over (i, j) of G(i, j) y(i, j),
@@ -316,9 +317,9 @@ TEST_CASE("2.4 folds of 10 rows into 3: contiguous, disjoint, the remainder alwa
     for (Index i = 0; i < 10; ++i)
       if (i < 3 * f || i >= 3 * f + 3) train.push_back(i);
     const ch02::Fold& fold = folds[static_cast<std::size_t>(f)];
-    const char* hint = fold.validation.size() > 3 ? (f == 2 && fold.validation.size() == 4 ? kRemainder : kOverlap) : "";
+    const std::string hint = fold.validation.size() > 3 ? (f == 2 && fold.validation.size() == 4 ? kRemainder : kOverlap) : "";
     CHECK_MESSAGE(fold.validation == validation, hint << " validation " << indices_text(fold.validation));
-    CHECK_MESSAGE(fold.train == train, (fold.train.size() < train.size() ? kRemainderDropped : "")
+    CHECK_MESSAGE(fold.train == train, std::string(fold.train.size() < train.size() ? kRemainderDropped : "")
                                            << " train " << indices_text(fold.train));
   }
 }
@@ -360,7 +361,7 @@ TEST_CASE("2.5 the recurrence unrolled by hand") {
   const std::vector<double> s = ch02::smooth_curve({4, 8, 0}, 0.75);
   const std::vector<double> expected{4, 5, 3.75};
   const std::vector<double> swapped{4, 7, 1.75}, from_zero{1, 2.75, 2.0625};
-  CHECK_MESSAGE(s == expected, (s == swapped ? kFactorSwapped : s == from_zero ? kStartZero : "")
+  CHECK_MESSAGE(s == expected, std::string(s == swapped ? kFactorSwapped : s == from_zero ? kStartZero : "")
                                    << " got " << (s.size() == 3 ? std::to_string(s[1]) + ", " + std::to_string(s[2]) : "wrong length"));
 }
 
