@@ -205,6 +205,16 @@ int main(int argc, char** argv) {
       //! [gap-experiment]
       const int epochs = 100, seeds = 3;
       const FoldData& d = fold_rows[0];
+      auto parameters = [](const std::vector<Index>& hidden) {
+        Index count = 0, in = 12;
+        for (Index width : hidden) {
+          count += (in + 1) * width;  // weights and biases
+          in = width;
+        }
+        return static_cast<int>(count + in + 1);  // the output unit
+      };
+      std::printf("parameters: %d (2 x 64) and %d (3 x 128)\n", parameters(models[0].hidden),
+                  parameters(models[1].hidden));
       std::printf("fold 1, %d epochs, the first rows of its training part; MAE after\n"
                   "training on those rows and on the 101 validation rows, mean of %d seeds\n\n",
                   epochs, seeds);
@@ -237,6 +247,8 @@ int main(int argc, char** argv) {
           (m == 0 ? val_small : val_large).push_back(val_mae);
         }
       }
+      std::printf("\nmean validation curve with 303 rows: lowest at epoch %d (2 x 64) and %d (3 x 128)\n",
+                  static_cast<int>(ch02::best_epoch(curve_small)) + 1, static_cast<int>(ch02::best_epoch(curve_large)) + 1);
       lesson.table("ch02_gap.dat", {"rows", "gap_small", "gap_large", "val_small", "val_large"},
                    {rows_column, gap_small, gap_large, val_small, val_large});
       std::vector<double> epoch_numbers;
