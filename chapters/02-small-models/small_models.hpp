@@ -27,6 +27,7 @@ namespace scalebook::ch02 {
 /// \param x (n, in) inputs
 /// \param w (in, out) weights
 /// \param b (1, out) bias, added to every row
+/// \param relu whether to apply ReLU after the affine map
 /// \return (n, out)
 /// \throws ShapeError if x or w is empty, x's columns differ from w's rows, or b's length
 ///   differs from w's columns
@@ -56,6 +57,9 @@ DenseGradients dense_backward(const Matrix& x, const Matrix& w, const RowVector&
 /// \param param the parameters p, updated
 /// \param grad their gradient g, same shape
 /// \param velocity the running mean square v, same shape, updated (starts at 0)
+/// \param learning_rate the step size \f$\eta\f$
+/// \param rho the decay \f$\rho\f$ of the running mean square
+/// \param epsilon \f$\epsilon\f$, keeps the divisor away from 0
 /// \throws ShapeError if any is empty or the shapes differ
 /// \throws ValueError for NaN or infinity, a negative velocity, learning_rate <= 0, rho outside
 ///   [0, 1) or epsilon <= 0

@@ -1,7 +1,7 @@
 # Chapter 1: the value range of each Boston feature on the training rows, raw and standardised.
 # Data: ch01_ranges.dat, written by the lesson (index, name, raw min, raw max, scaled min, scaled
 # max). The build sets the terminal and the output file.
-set title "Boston features: raw ranges span five orders of magnitude; scaled ones are alike\n{/*0.85 width max - min of each feature on the 404 training rows (log axis)}"
+set title "Boston features: raw ranges span three orders of magnitude; scaled ones are alike\n{/*0.85 width max - min of each feature on the 404 training rows (log axis)}"
 set ylabel "max - min"
 set logscale y
 set format y "10^{%L}"
