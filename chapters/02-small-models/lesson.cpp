@@ -2,8 +2,8 @@
 //
 // Prints every number the chapter's page shows (the page cuts the sections out of this program's
 // output with \snippet) and writes the data of the figures: ch02_curves.dat, ch02_smoothed.dat
-// and ch02_best.dat (validation curves
-// over 500 epochs) and ch02_gap.dat (train and validation error as the training set shrinks).
+// and ch02_best.dat (the 500-epoch curves), ch02_gap.dat and ch02_large.dat (a small and a larger
+// model as the training set shrinks).
 // Usage: ch02_lesson [data folder]. Deterministic: fixed seeds, fixed splits, one thread.
 //
 // The K-fold splits, the smoothing and the best epoch are the chapter's exercises; so are the
