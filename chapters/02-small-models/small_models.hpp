@@ -93,3 +93,11 @@ std::vector<double> smooth_curve(const std::vector<double>& values, double facto
 Index best_epoch(const std::vector<double>& values);
 
 }  // namespace scalebook::ch02
+
+// The structs above cross the grader's process boundary field by field (remote.def). Only the
+// grader's targets have scalebook/remote.hpp on their include path.
+#if __has_include("scalebook/remote.hpp")
+#include "scalebook/remote.hpp"
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch02::DenseGradients, dw, db, dx);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch02::Fold, train, validation);
+#endif
