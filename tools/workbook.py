@@ -147,6 +147,10 @@ def progress_lines(chapters: list[Chapter]) -> list[str]:
                 if verdict is None:
                     next_step = f"exercise {exercise} — not checked yet: ./workbook check {chapter.number}"
                     break
+                if "is not implemented yet" in verdict["message"]:
+                    next_step = (f"exercise {exercise} — not started yet: open "
+                                 f"exercises/{chapter.folder}/{chapter.source_of(exercise)}")
+                    break
                 if verdict["status"] != "passed":
                     what = WHAT[verdict["status"]]
                     said = diagnosis(verdict["message"]) if verdict["status"] != "compile_error" else ""
