@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
@@ -173,6 +174,19 @@ std::string suspect_mask(const BoolMatrix& actual, std::initializer_list<MaskMis
   return "";
 }
 
+namespace {
+// "causal_mask" for "causal_mask: n_q must be positive": the function a message names first.
+std::string leading_name(const std::string& message) {
+  const std::size_t colon = message.find(": ");
+  if (colon == std::string::npos || colon == 0) return "";
+  for (std::size_t i = 0; i < colon; ++i) {
+    const char c = message[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':')) return "";
+  }
+  return message.substr(0, colon);
+}
+}  // namespace
+
 std::string type_name(const std::type_info& type) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> demangled(
@@ -197,8 +211,13 @@ ThrowMatch throws_typed(const std::function<void()>& call,
       if (thrown == "scalebook::NotImplemented") match.report = call_text + ": " + message;
     } else if (message.rfind("Eigen", 0) == 0) {
       match.report = call_text + " threw " + thrown + " from Eigen's own assertion, not from " +
-                     std::string(function) + "'s input checks: \"" + message +
+                     std::string(function) + "'s own input checks: \"" + message +
                      "\" (check the shapes before computing)";
+    } else if (const std::string inner = leading_name(message);
+               !inner.empty() && inner != function) {
+      match.report = call_text + " threw " + thrown + " from " + inner + ", not from " +
+                     std::string(function) + "'s own input checks: \"" + message +
+                     "\" (check the inputs at the start of " + std::string(function) + ")";
     } else if (message.rfind(prefix, 0) != 0) {
       match.report = call_text + " threw " + thrown + " as expected, but its message must start with \"" +
                      prefix + "\" (the contract's rule): \"" + message + "\"";

@@ -90,6 +90,9 @@ TEST_CASE("an exception check names the type that was thrown instead") {
   CHECK(unnamed.report.find("must start with \"f: \"") != std::string::npos);
   const ThrowMatch from_eigen = expect_shape_error([] { (void)Matrix::Ones(2, 2)(3, 3); });
   CHECK(from_eigen.report.find("from Eigen's own assertion") != std::string::npos);
+  const ThrowMatch from_inside = expect_shape_error([] { throw ShapeError("g: n must be positive"); });
+  CHECK(from_inside.report.find("threw scalebook::ShapeError from g, not from f's own input checks") !=
+        std::string::npos);
 }
 
 TEST_CASE("an Eigen assertion names its condition and the function that misused Eigen") {
