@@ -91,7 +91,11 @@ Matrix softmax_over_columns(const Matrix& s) {
 std::string large_score_diagnosis(const Matrix& scores, const Matrix& w) {
   const char* mistake = "softmax without subtracting each row's maximum? exp(1000) overflows to "
                         "inf and exp(-1000) underflows to 0";
-  if (!w.allFinite()) return std::string("looks like a known mistake: ") + mistake;
+  if (!w.allFinite()) {
+    return std::string("looks like a known mistake: ") + mistake +
+           " (subtracting something else, such as the row's first entry, its mean, 0 or the whole "
+           "matrix's maximum, overflows too when the scores are far apart)";
+  }
   Matrix naive = scores.array().exp().matrix();
   for (Index i = 0; i < naive.rows(); ++i) naive.row(i) /= naive.row(i).sum();
   return suspect(w, {{mistake, naive}});
