@@ -86,8 +86,8 @@ Matrix softmax_over_columns(const Matrix& s) {
 
 // A softmax without the max subtraction fails on scores like 1000 in one of two ways: with
 // std::exp, exp(1000) overflows to inf (inf / inf = NaN) and exp(-1000) underflows to 0 (0 / 0 =
-// NaN); Eigen's array exp() clamps its argument near +-709 instead, which gives finite but wrong
-// weights. Either way the failure message names the mistake.
+// NaN); Eigen 3.4.0's array exp() clamps its argument near +-709 instead, which gives finite but
+// wrong weights. Either way the failure message names the mistake.
 std::string large_score_diagnosis(const Matrix& scores, const Matrix& w) {
   const char* mistake = "softmax without subtracting each row's maximum? exp(1000) overflows to "
                         "inf and exp(-1000) underflows to 0";
@@ -239,9 +239,12 @@ TEST_CASE("3.1 mismatched or empty shapes throw ShapeError") {
   const Matrix q = Matrix::Ones(2, 3), k = Matrix::Ones(4, 3);
   // k's d_k smaller and larger than q's: a loop over q's columns reads past a smaller k (Eigen
   // stops it) but silently ignores the extra columns of a larger one.
-  CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix::Ones(4, 2)), ShapeError, "dot_scores", kCheckSameCols);
-  CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix::Ones(4, 5)), ShapeError, "dot_scores", kCheckSameCols);
-  CHECK_THROWS_TYPED(ch03::dot_scores(Matrix::Ones(2, 4), k), ShapeError, "dot_scores", kCheckSameCols);
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix::Ones(4, 2)), ShapeError, "dot_scores",
+                     kCheckSameCols);
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix::Ones(4, 5)), ShapeError, "dot_scores",
+                     kCheckSameCols);
+  CHECK_THROWS_TYPED(ch03::dot_scores(Matrix::Ones(2, 4), k), ShapeError, "dot_scores",
+                     kCheckSameCols);
   // Each dimension empty on its own: n = 0, m = 0, d_k = 0.
   CHECK_THROWS_TYPED(ch03::dot_scores(Matrix(0, 3), k), ShapeError, "dot_scores", kCheckEmpty);
   CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix(0, 3)), ShapeError, "dot_scores", kCheckEmpty);
@@ -338,8 +341,10 @@ TEST_CASE("3.2 bad input throws ShapeError or ValueError") {
                      kCheckSameCols);
   CHECK_THROWS_TYPED(ch03::scaled_scores(q, Matrix::Ones(4, 2)), ShapeError, "scaled_scores",
                      kCheckSameCols);
-  CHECK_THROWS_TYPED(ch03::scaled_scores(Matrix(0, 3), k), ShapeError, "scaled_scores", kCheckEmpty);
-  CHECK_THROWS_TYPED(ch03::scaled_scores(q, Matrix(0, 3)), ShapeError, "scaled_scores", kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(Matrix(0, 3), k), ShapeError, "scaled_scores",
+                     kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(q, Matrix(0, 3)), ShapeError, "scaled_scores",
+                     kCheckEmpty);
   CHECK_THROWS_TYPED(ch03::scaled_scores(Matrix(2, 0), Matrix(4, 0)), ShapeError, "scaled_scores",
                      kCheckEmpty);  // d_k = 0: there is no sqrt(d_k) to divide by
   Matrix bad = k;
@@ -508,7 +513,8 @@ TEST_CASE("3.4 unscaled variance grows like d_k and scaled variance stays near 1
     CAPTURE(scaled);
     CHECK_MESSAGE(std::abs(unscaled / d - 1.0) <= tolerance,
                   suspect_relative(unscaled, {{1.0, "scaled although scaled is false?"}}, tolerance,
-                                   "the unscaled variance is more than 5 standard errors from d_k"));
+                                   "the unscaled variance is more than 5 standard errors from "
+                                   "d_k"));
     CHECK_MESSAGE(std::abs(scaled - 1.0) <= tolerance,
                   suspect_relative(scaled, {{1.0 / d, kByDk}, {d, kNoScaling}}, tolerance,
                                    "the scaled variance is more than 5 standard errors from 1"));
@@ -597,8 +603,8 @@ TEST_CASE("3.5 bad weights throw ShapeError or ValueError") {
   // (a tolerance for "slightly negative" rounding is not in the contract).
   CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {1.5, -0.5})), ValueError, "row_entropy",
                      check_negative);
-  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 3, {-1e15, 1e15, 1})), ValueError, "row_entropy",
-                     check_negative);
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 3, {-1e15, 1e15, 1})), ValueError,
+                     "row_entropy", check_negative);
   CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {1, -1e-300})), ValueError, "row_entropy",
                      check_negative);
   CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {kNaN, 1})), ValueError, "row_entropy",

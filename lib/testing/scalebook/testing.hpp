@@ -75,7 +75,8 @@ struct MaskMistake {
   BoolMatrix output;
 };
 
-/// As suspect() for a boolean mask (a name of its own: Eigen converts masks and matrices): the first mistake whose mask equals actual exactly.
+/// As suspect() for a boolean mask, the first mistake whose mask equals actual exactly (a name
+/// of its own: Eigen would convert masks and matrices into each other).
 std::string suspect_mask(const BoolMatrix& actual, std::initializer_list<MaskMistake> mistakes);
 
 /// The outcome of an exception check (CHECK_THROWS_TYPED): report is the diagnosis.
