@@ -37,11 +37,21 @@ std::string calling_function() {
   }
   return "";
 }
+
+// What failed, readably: Eigen's own explanation when the condition carries one (`... && "Invalid
+// sizes when resizing a matrix or array."`), else the condition, cut short if it is long.
+std::string readable_condition(const std::string& condition) {
+  const std::size_t open = condition.find('"'), close = condition.rfind('"');
+  if (open != std::string::npos && close > open + 1) return condition.substr(open + 1, close - open - 1);
+  constexpr std::size_t kLongest = 120;
+  return condition.size() <= kLongest ? condition : condition.substr(0, kLongest) + "...";
+}
 }  // namespace
 
 void eigen_assert_failed(const char* condition, const char* file, int line) {
   std::ostringstream out;
-  out << "Eigen assertion failed: " << condition << " (an index out of range, or shapes that do not fit)";
+  out << "Eigen assertion failed: " << readable_condition(condition)
+      << " (an index out of range, or shapes that do not fit)";
   const std::string caller = calling_function();
   if (!caller.empty()) out << " in " << caller;
   out << ", at " << file << ':' << line;

@@ -143,7 +143,19 @@ struct OutcomeListener : doctest::IReporter {
       if (!texts[i].empty()) message += " | " + texts[i];
     record_failure(current_, message);
   }
-  void log_message(const doctest::MessageData&) override {}
+  void log_message(const doctest::MessageData& data) override {
+    // FAIL_CHECK / FAIL (CHECK_THROWS_TYPED reports this way): the message is the diagnosis; the
+    // INFO / CAPTURE contexts follow it. MESSAGE and WARN are not failures.
+    if (data.m_severity & doctest::assertType::is_warn) return;
+    std::string message = data.m_string.c_str();
+    const int contexts = get_num_active_contexts();
+    for (int i = 0; i < contexts; ++i) {
+      std::ostringstream text;
+      get_active_contexts()[i]->stringify(&text);
+      if (!text.str().empty()) message += " | " + text.str();
+    }
+    record_failure(current_, message);
+  }
   void test_case_skipped(const doctest::TestCaseData&) override {}
 
  private:

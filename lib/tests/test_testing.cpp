@@ -104,5 +104,11 @@ TEST_CASE("an Eigen assertion names its condition and the function that misused 
     CHECK(message.find("Eigen assertion failed: ") == 0);
     CHECK(message.find("index out of range") != std::string::npos);
   }
+  try {  // Eigen's own explanation instead of a condition of several hundred characters
+    (void)Matrix(-1, 2);
+    FAIL("no exception");
+  } catch (const ShapeError& e) {
+    CHECK(std::string(e.what()).find("Eigen assertion failed: Invalid sizes when resizing") == 0);
+  }
 }
 }
