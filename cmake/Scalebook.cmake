@@ -66,6 +66,8 @@ endfunction()
 function(_scalebook_checks_executable target objects implementation)
   add_executable(${target} $<TARGET_OBJECTS:${objects}>)
   target_link_libraries(${target} PRIVATE ${implementation} scalebook::testing scalebook::doctest_main)
+  # Exported symbols let an Eigen assertion name the function that misused Eigen (lib/src/core.cpp).
+  set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
 endfunction()
 
 # _scalebook_check_names(FILE OUT): the TEST_CASE("...") names of a checks file, in order.
@@ -154,7 +156,7 @@ function(scalebook_add_chapter)
   # gold links that, ld.bfd does not.
   target_link_options(${ch}_checks_partial PRIVATE -fuse-ld=gold "@${partial_objects}"
                       -Wl,--unresolved-symbols=ignore-all)
-  set_target_properties(${ch}_checks_partial PROPERTIES LINK_DEPENDS "${partial_objects}")
+  set_target_properties(${ch}_checks_partial PROPERTIES LINK_DEPENDS "${partial_objects}" ENABLE_EXPORTS ON)
 
   _scalebook_check_names("${chapter_dir}/${ARG_CHECKS}" names)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${ARG_CHECKS}")
