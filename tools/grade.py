@@ -242,9 +242,10 @@ def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: K
             runnable = [n for n in names if n.split(" ", 1)[0] not in compile_errors] if link_error is None else []
             results = {}
             if runnable:
+                # Named after the run, so that a process of this run is told from any other's.
                 worker = box.folder / "out" / chapter.folder / "worker"
-                binds = [("ro", worker, "/worker")]
-                worker_command = sandbox.command(binds, ["/worker"], cpu_seconds=timeout + 1)
+                inside = f"/worker-{work_root.name}"
+                worker_command = sandbox.command([("ro", worker, inside)], [inside], cpu_seconds=timeout + 1)
                 env = dict(os.environ, SCALEBOOK_WORKER="\x1f".join(
                     [shutil.which(worker_command[0]) or worker_command[0], *worker_command[1:]]),
                            SCALEBOOK_CALL_TIMEOUT=str(timeout))
@@ -279,6 +280,7 @@ def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: K
             "sandbox": "bubblewrap; whole-box memory and process limits: " +
                        ("yes (cgroups)" if box.whole_box_limits else "no (per-process limits only)"),
             "fingerprint": fingerprint(sources, kit),
+            "run": work_root.name,
             "tests": tests,
         }
     finally:
