@@ -21,3 +21,8 @@ MathJax.Hub.config.extensions = MathJax.Hub.config.extensions.concat(["MathMenu.
 // On a narrow screen a long formula breaks at the width of its box instead of widening the page
 // (docs/scalebook.css lets a display formula that still does not fit scroll inside its own box).
 MathJax.Hub.Config({ "HTML-CSS": { linebreaks: { automatic: true, width: "container" } } });
+
+// The book brings its own fonts (the TeX web fonts copied next to the pages, docs/copy_mathjax.cmake)
+// and needs nothing else: no fonts installed on the reader's machine (which differ from machine to
+// machine), and no image fonts (not shipped; MathJax falls back to them when web fonts are slow).
+MathJax.Hub.Config({ "HTML-CSS": { availableFonts: [], preferredFont: null, webFont: "TeX", imageFont: null } });

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Open the built book in headless Chromium and check that every page really renders.
 
-    check_docs_in_browser.py HTML_DIR [--screenshots DIR] [--all-pages] [--timeout S]
-                             [--chromium PATH] [--chromedriver PATH]
+    check_docs_in_browser.py HTML_DIR [--screenshots DIR] [--book-pages-only] [--timeout S]
+                             [--edition reference|student|instructor] [--widths phone,tablet,desktop]
+                             [--in-place] [--chromium PATH] [--chromedriver PATH]
 
-The pages: index.html and every page linked from its chapter list (the list after the
-#main_chapters heading: each chapter and its hints page); with --all-pages, every other page of
-HTML_DIR too (file and folder pages). Each is opened as a file:// URL, as a student opens the book
-the workbook points to, 1280 px wide, and checked for:
+The pages: every page of HTML_DIR (index.html and its chapter list first: each chapter and its
+hints page; then file and folder pages); with --book-pages-only, only the former. The book is first
+copied to a temporary folder (moved, as a zipped book is) and opened there as file:// URLs in one
+Chromium whose fontconfig hides the system's MathJax fonts and which blocks every request outside
+the copy: the math must typeset with the fonts the book ships. Each page is opened at a phone
+(390 px), a tablet (768 px) and a desktop (1280 px) width, and checked for:
 
   1. math     MathJax finished (its startup "End" hook, then an empty queue) within --timeout
               seconds; every script[type^="math/tex"] has its rendered MathJax frame beside it, with
@@ -27,7 +30,18 @@ the workbook points to, 1280 px wide, and checked for:
   4. console  the browser console (goog:loggingPrefs browser ALL) has no SEVERE entry; WARNING
               entries are printed, never dropped.
   5. sidebar  the navigation tree on the left lists every chapter and hints page.
-  6. screenshot  a full-page PNG per page into --screenshots (default HTML_DIR/../screenshots).
+  6. screenshot  full-page PNGs per page, width and light/dark mode into --screenshots (default
+              HTML_DIR/../screenshots), e.g. ch03-phone-dark.png (cut at 16000 px).
+  7. layout   the page is no wider than the window (in light and dark mode); a display equation or
+              code/output block wider than its box scrolls inside it; figures link to themselves,
+              have an accessible name (not "Gnuplot") and, on a phone, text of at least 10 px; the
+              table of contents is shown and, where it scrolls away, a "Contents" button leads
+              back; on a phone the Chapters menu lists every book page; book pages end with
+              previous/next links; chapter pages label their lesson output "Output" and set it
+              apart from code; hints pages offer one collapsed tier at a time (tier 2 only once
+              tier 1 is open); no raw TeX (d_k, \sqrt, $) in titles, captions, the sidebar or the
+              window title; MathJax uses the TeX web fonts, never image fonts; the instructor
+              edition says on every page that it holds the solutions, the others never do.
 
 Code or output blocks that scroll sideways at 1280 px are reported as notes, not failures.
 One line per page says what was checked; the failures are listed again at the end, exit status 1.
