@@ -55,7 +55,7 @@
     });
     return found;
   }
-  var TITLED = ".title, .caption, table.directory, div.contents h1, div.contents h2, div.contents h3, div.toc, .scalebook-pager, #nav-path";
+  var TITLED = ".title, .caption, table.directory, div.contents a.el, div.contents h1, div.contents h2, div.contents h3, div.toc, .scalebook-pager, #nav-path";
   function typeset(el) {
     if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(["Typeset", MathJax.Hub, el]);
   }

@@ -320,7 +320,7 @@ document.querySelectorAll("div.scalebook-hints").forEach(function (box) {
 var edition = document.getElementById("scalebook-edition");
 out.edition = edition && edition.getClientRects().length ? edition.innerText.trim() : "";
 // Raw TeX (d_k, \sqrt, $) in titles, headings, captions, the sidebar and the window title.
-var places = document.querySelectorAll(".title, .caption, div.contents h1, div.contents h2, div.contents h3, div.toc a, #nav-tree .label, .scalebook-pager a");
+var places = document.querySelectorAll(".title, .caption, div.contents h1, div.contents h2, div.contents h3, div.toc a, #nav-tree .label, .scalebook-pager a, div.contents a.el, details.scalebook-phone-menu a");
 var rawTex = /(^|[^A-Za-z0-9_])[A-Za-z]_[A-Za-z0-9{]|\\[a-z]+|\$/;
 places.forEach(function (el) {
   var copy = el.cloneNode(true);
