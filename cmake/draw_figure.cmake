@@ -6,8 +6,8 @@
 # it, and becomes the SVG's <title>, its accessible name (gnuplot names every figure "Gnuplot").
 file(READ "${SCRIPT}" script)
 set(title "")
-if(script MATCHES "(^|\n)[ \t]*set[ \t]+title[ \t]+\"([^\"]*)\"")
-  set(title "${CMAKE_MATCH_2}")
+if(script MATCHES "(^|\n)[ \t]*set[ \t]+title[ \t]+(\"([^\"]*)\"|'([^']*)')")
+  set(title "${CMAKE_MATCH_3}${CMAKE_MATCH_4}")
   string(REGEX REPLACE "\\\\n.*" "" title "${title}")             # its first line
   string(REGEX REPLACE "{/[^ ]* ([^}]*)}" "\\1" title "${title}")  # enhanced-text markup
   string(REGEX REPLACE "[_^{}]" "" title "${title}")
@@ -23,7 +23,9 @@ if(NOT result EQUAL 0)
   message(FATAL_ERROR "gnuplot failed on ${SCRIPT} (${result}):\n${errors}")
 endif()
 if(title STREQUAL "")
-  message(FATAL_ERROR "${SCRIPT} has no `set title \"...\"`: the figure needs a name for screen readers")
+  # The book's browser test fails on a figure still named "Gnuplot"; the build goes on.
+  message(WARNING "${SCRIPT} has no `set title \"...\"`: the figure has no name for screen readers")
+  return()
 endif()
 file(READ "${OUTPUT}" svg)
 string(REPLACE "&" "&amp;" title "${title}")
