@@ -30,8 +30,9 @@ the copy: the math must typeset with the fonts the book ships. Each page is open
   4. console  the browser console (goog:loggingPrefs browser ALL) has no SEVERE entry; WARNING
               entries are printed, never dropped.
   5. sidebar  the navigation tree on the left lists every chapter and hints page.
-  6. screenshot  full-page PNGs per page, width and light/dark mode into --screenshots (default
-              HTML_DIR/../screenshots), e.g. ch03-phone-dark.png (cut at 16000 px).
+  6. screenshot  PNGs per page, width and mode into --screenshots (default HTML_DIR/../screenshots):
+              the full page in light mode (cut at 16000 px), its first two screens in dark mode,
+              e.g. ch03-phone-light.png, ch03-phone-dark.png.
   7. layout   the page is no wider than the window (in light and dark mode); a display equation or
               code/output block wider than its box scrolls inside it; figures link to themselves,
               have an accessible name (not "Gnuplot") and, on a phone, text of at least 10 px; the
@@ -779,8 +780,10 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
                 failures.append(f"dark mode: the page is wider than the window ({dark_layout['pageWidth']} px)")
             if background in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"):
                 failures.append(f"dark mode: the page background stays {background}")
-        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False,
-                                                                 "optimizeForSpeed": True})
+        capture = {"format": "png", "captureBeyondViewport": False, "optimizeForSpeed": True}
+        if mode == "dark":  # the first two screens: enough to see the colours, and quick
+            capture["clip"] = {"x": 0, "y": 0, "width": width, "height": min(height, 2 * start_height), "scale": 1}
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", capture)
         shot_path = shots_dir / f"{Path(name).stem}-{vp_label}-{mode}.png"
         shot_path.write_bytes(base64.b64decode(shot["data"]))
         shot_names.append(shot_path.name)
