@@ -557,7 +557,7 @@ def check_layout(layout, name, width, chapter_pages, svgs, args):
         missing = [p for p in chapter_pages if p not in layout["phoneMenu"]]
         if missing:
             failures.append(f"the phone menu does not list {', '.join(missing)}")
-    if BOOK_PAGE.match(name) and layout["pager"] < 1:
+    if (BOOK_PAGE.match(name) or name == "index.html") and layout["pager"] < 1:
         failures.append("no previous/next links (.scalebook-pager) at the end of the page")
     if CHAPTER_PAGE.match(name):
         if not layout["outputs"]:
