@@ -5,7 +5,7 @@
 # The build sets the terminal and the output file (cmake/draw_figure.cmake).
 set title "Attention: queries meet keys, weights mix values"
 unset border; unset tics; unset key
-set xrange [0:72]; set yrange [0:40]
+set xrange [0:72]; set yrange [8:43]
 set size ratio -1
 set lmargin 0; set rmargin 0; set tmargin 0; set bmargin 0
 n = 4; d = 3; c = 3.0
@@ -15,7 +15,7 @@ o = 1
 do for [i=0:n-1] { do for [j=0:d-1] {
   set object o rect from 2+j*c, 30-i*c to 2+(j+1)*c, 30-(i+1)*c fc rgb q fs solid border lc rgb "#2471a3"; o = o + 1 } }
 do for [i=0:d-1] { do for [j=0:n-1] {
-  set object o rect from 18+j*c, 36-i*c to 18+(j+1)*c, 36-(i+1)*c fc rgb k fs solid border lc rgb "#b9770e"; o = o + 1 } }
+  set object o rect from 18+j*c, 39-i*c to 18+(j+1)*c, 39-(i+1)*c fc rgb k fs solid border lc rgb "#b9770e"; o = o + 1 } }
 do for [i=0:n-1] { do for [j=0:n-1] {
   set object o rect from 18+j*c, 30-i*c to 18+(j+1)*c, 30-(i+1)*c fc rgb (j > i ? m : s) fs solid border lc rgb "#7d3c98"; o = o + 1
   if (j > i) { set label "−∞" at 18+(j+0.5)*c, 30-(i+0.5)*c center font ",13" tc rgb "#555555" } } }
@@ -25,7 +25,7 @@ do for [i=0:n-1] { do for [j=0:d-1] {
   set object o rect from 60+j*c, 30-i*c to 60+(j+1)*c, 30-(i+1)*c fc rgb "#fcf3cf" fs solid border lc rgb "#7d6608"; o = o + 1 } }
 set label "Q: a query per row" at 7, 16 center font ",14"
 set label "(n × d_k)" at 6.5, 13.5 center font ",13"
-set label "K^T: one key per column" at 24, 38.5 center font ",14"
+set label "K^T: one key per column" at 24, 41.5 center font ",14"
 set label "scores QK^T / √d_k" at 24, 16 center font ",14"
 set label "row i: query i against every key" at 24, 13.5 center font ",13"
 set label "grey: causal mask, key j > i" at 24, 11 center font ",13"
