@@ -127,8 +127,12 @@
     menu.appendChild(summary);
     var list = document.createElement("ul");
     var entries = [["Main page", NAVTREE[0][1]]].concat(NAVTREE[0][2]);
+    var seen = {};
     entries.forEach(function (entry) {
       if (!entry[1] || !/\.html/.test(entry[1]) || /^(files|pages|dir_)/.test(entry[1])) return;
+      var page = entry[1].split("#")[0];
+      if (seen[page]) return;  // the main page is both the tree's root and its first entry
+      seen[page] = true;
       var item = document.createElement("li");
       var a = document.createElement("a");
       a.href = entry[1];  // every page is in the one html folder
