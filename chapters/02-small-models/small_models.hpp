@@ -72,25 +72,31 @@ struct Fold {
   std::vector<Index> validation;  ///< increasing row indices
 };
 
+/// The k folds of K-fold validation, fold 0 first.
+using Folds = std::vector<Fold>;
+
+/// A curve: one value per epoch, epoch 1 first.
+using Curve = std::vector<double>;
+
 /// \brief Exercise 2.4: DLwP's K-fold splits of n rows into k folds.
 ///
 /// With s = ⌊n / k⌋, fold i (0-based) validates the contiguous rows [i s, (i + 1) s) and trains
 /// on every other row, in increasing order. So every row validates at most once, train and
 /// validation are disjoint, and the last n − k s rows always train.
 /// \throws ShapeError if k < 2 or k > n
-std::vector<Fold> kfold_splits(Index n, int k);
+Folds kfold_splits(Index n, int k);
 
 /// \brief Exercise 2.5: DLwP's smoothing of a curve (an exponential moving average):
 /// s₀ = v₀ and \f$s_t = f\, s_{t-1} + (1 - f)\, v_t\f$ for the \p factor f.
 /// \throws ShapeError if values is empty
 /// \throws ValueError if a value is NaN or infinite, or factor is outside [0, 1)
-std::vector<double> smooth_curve(const std::vector<double>& values, double factor);
+Curve smooth_curve(const Curve& values, double factor);
 
 /// \brief Exercise 2.6: the index of the smallest value (0-based; the first one on a tie): the
 /// epoch after which validation stops improving, when \p values is a validation curve.
 /// \throws ShapeError if values is empty
 /// \throws ValueError if a value is NaN
-Index best_epoch(const std::vector<double>& values);
+Index best_epoch(const Curve& values);
 
 }  // namespace scalebook::ch02
 

@@ -14,7 +14,7 @@ namespace scalebook::ch02 {
 // validates rows i*s up to (but not including) (i+1)*s and trains on all the other rows, both
 // lists in increasing order.
 // Throw ShapeError if k < 2 or k > n.
-std::vector<Fold> kfold_splits([[maybe_unused]] Index n, [[maybe_unused]] int k) {
+Folds kfold_splits([[maybe_unused]] Index n, [[maybe_unused]] int k) {
   scalebook::not_implemented("2.4", "kfold_splits");
 }
 

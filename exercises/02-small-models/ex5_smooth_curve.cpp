@@ -15,7 +15,7 @@ namespace scalebook::ch02 {
 // factor * (previous smoothed value) + (1 - factor) * (this value).
 // Throw ShapeError if values is empty; ValueError for a NaN or infinite value, or a factor
 // outside [0, 1).
-std::vector<double> smooth_curve([[maybe_unused]] const std::vector<double>& values,
+Curve smooth_curve([[maybe_unused]] const Curve& values,
                                  [[maybe_unused]] double factor) {
   scalebook::not_implemented("2.5", "smooth_curve");
 }

@@ -13,7 +13,7 @@ namespace scalebook::ch02 {
 
 // Return the index (0-based) of the smallest value; on a tie, the first one.
 // Throw ShapeError if values is empty; ValueError if a value is NaN.
-Index best_epoch([[maybe_unused]] const std::vector<double>& values) {
+Index best_epoch([[maybe_unused]] const Curve& values) {
   scalebook::not_implemented("2.6", "best_epoch");
 }
 

@@ -7,14 +7,14 @@
 
 namespace scalebook::ch02 {
 
-std::vector<Fold> kfold_splits(Index n, int k) {
+Folds kfold_splits(Index n, int k) {
   if (k < 2) throw ShapeError("kfold_splits: k must be at least 2, got " + std::to_string(k));
   if (k > n) {
     throw ShapeError("kfold_splits: k = " + std::to_string(k) + " folds need at least k rows, got n = " +
                      std::to_string(n));
   }
   const Index size = n / k;  // floor(n / k) rows validate in each fold
-  std::vector<Fold> folds(static_cast<std::size_t>(k));
+  Folds folds(static_cast<std::size_t>(k));
   for (int f = 0; f < k; ++f) {
     Fold& fold = folds[static_cast<std::size_t>(f)];
     for (Index i = 0; i < n; ++i) {

@@ -8,12 +8,12 @@
 
 namespace scalebook::ch02 {
 
-std::vector<double> smooth_curve(const std::vector<double>& values, double factor) {
+Curve smooth_curve(const Curve& values, double factor) {
   if (values.empty()) throw ShapeError("smooth_curve: values is empty");
   if (!(factor >= 0.0 && factor < 1.0)) {
     throw ValueError("smooth_curve: factor must be in [0, 1), got " + std::to_string(factor));
   }
-  std::vector<double> smoothed;
+  Curve smoothed;
   smoothed.reserve(values.size());
   for (std::size_t t = 0; t < values.size(); ++t) {
     const double v = values[t];

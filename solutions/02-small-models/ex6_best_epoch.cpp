@@ -8,7 +8,7 @@
 
 namespace scalebook::ch02 {
 
-Index best_epoch(const std::vector<double>& values) {
+Index best_epoch(const Curve& values) {
   if (values.empty()) throw ShapeError("best_epoch: values is empty");
   Index best = 0;
   for (std::size_t t = 0; t < values.size(); ++t) {
