@@ -62,7 +62,7 @@ Matrix head_weights(const Matrix& query, const Matrix& key, const MultiHeadParam
 
 // ---- the book's listing, transliterated --------------------------------------------------------
 
-//! [code-listing-dense]
+//! [code-dense]
 // Keras's Dense(units): y = x · kernel + bias, kernel (in, units). Keras creates the kernel on the
 // layer's first call, sized from the width of whatever it is given (glorot-uniform, zero bias).
 struct Dense {
@@ -83,7 +83,7 @@ struct Dense {
     return y;
   }
 };
-//! [code-listing-dense]
+//! [code-dense]
 
 // The listing's globals: num_heads, head_dim, the dense layers, and target and source.
 struct Listing {
@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
     const Index e = p.embed_dim(), hd = p.head_dim(), heads = p.num_heads;
 
     // ---- the layout ------------------------------------------------------------------------------
-    lesson.begin("layout");
+    lesson.begin("parameters");
     std::printf("E = %ld, H = %ld, head_dim = E / H = %ld\n", static_cast<long>(e), static_cast<long>(heads),
                 static_cast<long>(hd));
     std::printf("in_proj_weight %s, out_proj_weight %s\n", shape(p.in_proj_weight).c_str(),
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
                   static_cast<long>(e + h * hd + hd - 1), static_cast<long>(2 * e + h * hd),
                   static_cast<long>(2 * e + h * hd + hd - 1), static_cast<long>(h * hd), static_cast<long>(h * hd + hd - 1));
     }
-    lesson.end("layout");
+    lesson.end("parameters");
 
     // ---- the concatenation's column layout, from split_heads and concat_heads themselves -----------
     lesson.begin("concat-layout");
@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
     lesson.end("concat-layout");
 
     // ---- equal to PyTorch -------------------------------------------------------------------------
-    lesson.begin("pytorch");
+    lesson.begin("vs-pytorch");
     std::printf("largest |difference| from PyTorch's nn.MultiheadAttention (float64)\n");
     std::printf("  case                    mask           loop form   fused form\n");
     for (const char* name : {"self", "cross", "cross_long"}) {
@@ -249,7 +249,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
       }
     }
-    lesson.end("pytorch");
+    lesson.end("vs-pytorch");
 
     // ---- each head compares differently ---------------------------------------------------------
     const Matrix x = fixture("self_query");  // 5 tokens, E = 12
@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
     lesson.end("head-weights");
 
     // ---- sqrt(head_dim), not sqrt(E) ------------------------------------------------------------
-    lesson.begin("scale");
+    lesson.begin("scale-divisor");
     std::printf("divisor sqrt(head_dim) = sqrt(%ld) = %.4f;  sqrt(E) = sqrt(%ld) = %.4f\n", static_cast<long>(hd),
                 std::sqrt(static_cast<double>(hd)), static_cast<long>(e), std::sqrt(static_cast<double>(e)));
     std::printf("  head   largest weight, mean over queries   entropy (nats), mean over queries\n");
@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
                   stats[0][1], stats[1][1]);
     }
     std::printf("ln 5 = %.4f is the entropy of uniform weights over 5 keys\n", std::log(5.0));
-    lesson.end("scale");
+    lesson.end("scale-divisor");
 
     // ---- the listing, as printed ------------------------------------------------------------------
     const Matrix target = fixture("cross_query"), source = fixture("cross_key");  // 4 and 7 tokens
@@ -301,9 +301,9 @@ int main(int argc, char** argv) {
     Rng qkv_a(1), out_a(3), qkv_b(2), out_b(3);  // b: other W_q, W_k, W_v; the same output layer
     Listing a = keras_listing(heads, hd, qkv_a, out_a, target, source);
     Listing b = keras_listing(heads, hd, qkv_b, out_b, target, source);
-    //! [code-listing-call]
+    //! [code-call]
     const Matrix listing_out = a.multi_head_attention(target, source, source);  // as the book calls it
-    //! [code-listing-call]
+    //! [code-call]
     const Matrix listing_out_b = b.multi_head_attention(target, source, source);
     std::printf("the listing with Keras-style Dense layers (sized on first call): output %s\n",
                 shape(listing_out).c_str());
@@ -328,7 +328,7 @@ int main(int argc, char** argv) {
                 static_cast<long>(a.query_dense[1].kernel.rows()), static_cast<long>(a.query_dense[1].kernel.cols()));
     lesson.end("listing-keras");
 
-    lesson.begin("listing-fixed-weights");
+    lesson.begin("listing-shape-error");
     Listing fixed = fixed_listing(p, target, source);
     try {
       fixed.multi_head_attention(target, source, source);
@@ -338,9 +338,9 @@ int main(int argc, char** argv) {
                   static_cast<long>(hd), static_cast<long>(e));
       std::printf("  ShapeError: %s\n", error.what());
     }
-    lesson.end("listing-fixed-weights");
+    lesson.end("listing-shape-error");
 
-    lesson.begin("listing-fixed");
+    lesson.begin("fixed-loop");
     const Matrix key = source, value = fixture("cross_value");
     std::vector<Matrix> fixed_heads;
     for (Index h = 0; h < heads; ++h) fixed_heads.push_back(head_attention(target, key, value, p, h));
@@ -358,7 +358,7 @@ int main(int argc, char** argv) {
     }
     std::printf("  every head projects the layer's query %s to (%ld, %ld)\n", shape(target).c_str(),
                 static_cast<long>(target.rows()), static_cast<long>(hd));
-    lesson.end("listing-fixed");
+    lesson.end("fixed-loop");
 
     // ---- loop form and fused form ---------------------------------------------------------------
     Rng big_rng(55);
