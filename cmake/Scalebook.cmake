@@ -28,6 +28,10 @@ set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")
 set(SCALEBOOK_GNUPLOT_TERMINAL "set terminal svg size 720,420 dynamic enhanced font 'Helvetica,13' background rgb 'white'")
 set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
 file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
+# What the grader needs to build a worker in the sandbox (tools/grade.py): written at configure
+# time with generator expressions, turned into grading-kit.tsv at generate time.
+set(SCALEBOOK_GRADING_KIT "${PROJECT_BINARY_DIR}/grading-kit.tsv.in")
+file(WRITE "${SCALEBOOK_GRADING_KIT}" "")
 
 # One implementation of a chapter's contract: an OBJECT library per exercise file (PREFIX_ex1, ...)
 # and a STATIC library PREFIX of them all. Its sources see SCALEBOOK_EXERCISE_CHAPTER=<number>:
@@ -183,9 +187,46 @@ function(scalebook_add_chapter)
     endif()
     set_tests_properties("${test_name}" PROPERTIES LABELS "${ch}" TIMEOUT "${backstop}")
   endforeach()
+  # --- grading's split: trusted checks with proxies, and a worker that serves the functions ------
+  # chNN_checks_remote is never linked with an implementation: every contract function in it is a
+  # proxy that calls a worker process (remote.def lists them). chNN_serve is the worker's table of
+  # functions; the grader links it with a submission's objects inside the sandbox.
+  set(remote_def "${chapter_dir}/remote.def")
+  if(NOT EXISTS "${remote_def}")
+    message(FATAL_ERROR "${ARG_NAME} has no remote.def: list the contract's functions for grading "
+                        "(see lib/remote/scalebook/remote.hpp)")
+  endif()
+  foreach(role proxies serve)
+    if(role STREQUAL proxies)
+      set(MACRO SCALEBOOK_REMOTE_PROXY)
+      set(ROLE "proxies")
+    else()
+      set(MACRO SCALEBOOK_REMOTE_SERVE)
+      set(ROLE "worker's table")
+    endif()
+    configure_file("${SCALEBOOK_CMAKE_DIR}/remote.cpp.in" "${CMAKE_CURRENT_BINARY_DIR}/remote_${role}.cpp" @ONLY)
+    add_library(${ch}_${role} OBJECT "${CMAKE_CURRENT_BINARY_DIR}/remote_${role}.cpp")
+    target_include_directories(${ch}_${role} PRIVATE "${chapter_dir}")
+    target_link_libraries(${ch}_${role} PRIVATE scalebook::lib scalebook_remote_client)
+  endforeach()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${remote_def}")
+  add_executable(${ch}_checks_remote $<TARGET_OBJECTS:${ch}_checks_objects> $<TARGET_OBJECTS:${ch}_proxies>)
+  target_link_libraries(${ch}_checks_remote PRIVATE scalebook_remote_client scalebook::testing
+                                                   scalebook::doctest_main)
+  file(APPEND "${SCALEBOOK_GRADING_KIT}" "chapter\t${ARG_NAME}\t${ARG_NUMBER}\t$<TARGET_FILE:${ch}_checks_remote>\t$<TARGET_OBJECTS:${ch}_serve>\t${chapter_dir}\n")
+
   if(SCALEBOOK_GRADING)
     return()  # grading builds the checks only
   endif()
+
+  # The grading path, proved on the reference: the checks through a worker serving the solutions.
+  add_executable(${ch}_worker_reference $<TARGET_OBJECTS:${ch}_serve>)
+  target_link_libraries(${ch}_worker_reference PRIVATE ${ch}_reference scalebook_remote_server)
+  add_test(NAME "${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
+           COMMAND ${CMAKE_COMMAND} -E env "SCALEBOOK_WORKER=$<TARGET_FILE:${ch}_worker_reference>"
+                   $<TARGET_FILE:${ch}_checks_remote> --no-version)
+  set_tests_properties("${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
+                       PROPERTIES LABELS meta)
 
   # The names read above must be exactly the binary's own list.
   set(names_file "${CMAKE_CURRENT_BINARY_DIR}/check_names.txt")

@@ -45,12 +45,12 @@ def ensure(stamp: Path, extra: list[str] | None = None) -> None:
         return
     missing = [p for p in wanted if p not in installed(wanted)]
     if missing:
-        command = "apt-get update && apt-get install -y " + " ".join(missing)
+        install = "apt-get install -y " + " ".join(missing)
         if os.geteuid() != 0:
             raise PackageError("scalebook needs these Debian packages, which are not installed:\n"
                                f"  {' '.join(missing)}\n"
                                "Install them, then run ./workbook again:\n"
-                               f"  sudo {command}")
+                               f"  sudo apt-get update && sudo {install}")
         progress = Progress(f"Installing the Debian packages scalebook needs: {' '.join(missing)}")
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         for step in (["apt-get", "update"], ["apt-get", "install", "-y", *missing]):
@@ -64,7 +64,7 @@ def ensure(stamp: Path, extra: list[str] | None = None) -> None:
             if process.wait() != 0:
                 progress.done()
                 raise PackageError(f"'{' '.join(step)}' failed:\n" + "".join(output[-15:]) +
-                                   f"\nInstall by hand, then run ./workbook again:\n  {command}")
+                                   f"\nInstall by hand, then run ./workbook again:\n  apt-get update && {install}")
         progress.done()
         still = [p for p in wanted if p not in installed(wanted)]
         if still:
