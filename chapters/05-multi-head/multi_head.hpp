@@ -161,3 +161,23 @@ Matrix multi_head_attention_fused(const Matrix& query, const Matrix& key, const 
                                   const MultiHeadParams& params, Causal causal = std::nullopt);
 
 }  // namespace scalebook::ch05
+
+// For grading (scalebook/remote.hpp, included first by the generated remote_*.cpp): how the
+// parameters and the optional mask travel to the worker process and back.
+#ifdef SCALEBOOK_REMOTE_FIELDS
+template <class T>
+struct scalebook::remote::Codec<std::optional<T>, void> {
+  static void put(Writer& out, const std::optional<T>& value) {
+    out.raw<std::uint8_t>(value ? 1 : 0);
+    if (value) Codec<T>::put(out, *value);
+  }
+  static std::optional<T> get(Reader& in) {
+    const auto present = in.raw<std::uint8_t>();
+    if (present > 1) throw CallFailed("an optional value in the reply is neither present nor absent");
+    if (present == 0) return std::nullopt;
+    return Codec<T>::get(in);
+  }
+};
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch05::MultiHeadParams, num_heads, in_proj_weight, in_proj_bias,
+                        out_proj_weight, out_proj_bias);
+#endif
