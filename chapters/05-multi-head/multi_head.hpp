@@ -64,7 +64,11 @@ struct MultiHeadParams {
 
 /// \brief Which of the three packed in-projections: block p of `in_proj_weight` is rows
 /// p·E .. (p+1)·E − 1.
-enum class Projection : int { Query = 0, Key = 1, Value = 2 };
+enum class Projection : int {
+  Query = 0,  ///< W_q: rows 0 .. E − 1 of in_proj_weight
+  Key = 1,    ///< W_k: rows E .. 2E − 1
+  Value = 2,  ///< W_v: rows 2E .. 3E − 1
+};
 
 /// \brief Given (not an exercise): throws unless params describe a layer. ShapeError if H < 1,
 /// E < 1, E not divisible by H or a parameter has the wrong shape; ValueError if a parameter holds
