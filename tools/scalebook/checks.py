@@ -178,7 +178,7 @@ def registered_checks(build_dir: Path, chapter_folder: str) -> list[str]:
 def diagnosis(message: str) -> str:
     """The one line that says what is wrong: a named mistake if the check found one, else the
     message's first part."""
-    parts = [p.strip() for p in re.split(r"\s\|\s|\n", message) if p.strip()]
+    parts = [re.sub(r"^threw: ", "", p.strip()) for p in re.split(r"\s\|\s|\n", message) if p.strip()]
     for part in parts:
         if "known mistake" in part or part.endswith("?"):
             return part
