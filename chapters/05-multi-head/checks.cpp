@@ -621,7 +621,7 @@ TEST_CASE("5.4 bad input throws ShapeError or ValueError") {
   CHECK_MESSAGE(problems.empty(), join(problems));
 }
 
-// ---- 5.5 multi_head_attention_loop --------------------------------------------------------------------
+// ---- 5.5 multi_head_loop --------------------------------------------------------------------
 
 TEST_CASE("5.5 the loop form equals PyTorch with and without causal masks") {
   const MultiHeadParams p = fixture_params();
@@ -629,7 +629,7 @@ TEST_CASE("5.5 the loop form equals PyTorch with and without causal masks") {
     for (const Mode& m : kModes) {
       INFO(describe(c, m));
       const Matrix expected = with_policy_rows(fixture(std::string(c.name) + "_" + m.name + "_output"), p.out_proj_bias.transpose());
-      const auto out = run_layer(multi_head_attention_loop, c.query, c.key, c.value, p, m.causal);
+      const auto out = run_layer(multi_head_loop, c.query, c.key, c.value, p, m.causal);
       if (out) CHECK_MESSAGE(near(*out, expected), diagnose(*out, layer_mistakes(c.query, c.key, c.value, p, m.causal)));
     }
   }
@@ -641,7 +641,7 @@ TEST_CASE("5.5 a query that sees no key outputs the out-projection bias where Py
   // and the layer's output is 0 W_out^T + b_out = b_out.
   const MultiHeadParams p = fixture_params();
   const Matrix pytorch = fixture("cross_long_bottom_right_output");
-  const auto out = run_layer(multi_head_attention_loop, fixture("cross_long_query"), fixture("cross_long_key"),
+  const auto out = run_layer(multi_head_loop, fixture("cross_long_query"), fixture("cross_long_key"),
                              fixture("cross_long_value"), p, Alignment::BottomRight);
   REQUIRE(out);
   for (Index i = 0; i < 4; ++i) {
@@ -656,14 +656,14 @@ TEST_CASE("5.5 the output follows W_q W_k and W_v") {
   Rng rng(551);
   const MultiHeadParams p = random_params(2, 3, rng);  // E = 6
   const Matrix q = normal_matrix(4, 6, rng), kv = normal_matrix(5, 6, rng);
-  const auto before = run_layer(multi_head_attention_loop, q, kv, kv, p, std::nullopt);
+  const auto before = run_layer(multi_head_loop, q, kv, kv, p, std::nullopt);
   REQUIRE(before);
   for (int block = 0; block < 3; ++block) {
     const char* names[] = {"W_q", "W_k", "W_v"};
     INFO("only ", names[block], " changed");
     MultiHeadParams changed = p;
     changed.in_proj_weight.middleRows(block * 6, 6) = normal_matrix(6, 6, rng);
-    const auto after = run_layer(multi_head_attention_loop, q, kv, kv, changed, std::nullopt);
+    const auto after = run_layer(multi_head_loop, q, kv, kv, changed, std::nullopt);
     REQUIRE(after);
     CHECK_MESSAGE(!near(*after, *before, 1e-6),
                   "the output did not change: " << (block < 2 ? kScoresUnprojected : kValueUnprojected));
@@ -673,11 +673,11 @@ TEST_CASE("5.5 the output follows W_q W_k and W_v") {
 }
 
 TEST_CASE("5.5 bad input throws ShapeError or ValueError") {
-  const std::vector<std::string> problems = layer_bad_input("multi_head_attention_loop", multi_head_attention_loop);
+  const std::vector<std::string> problems = layer_bad_input("multi_head_loop", multi_head_loop);
   CHECK_MESSAGE(problems.empty(), join(problems));
 }
 
-// ---- 5.6 multi_head_attention_fused -------------------------------------------------------------------
+// ---- 5.6 multi_head_fused -------------------------------------------------------------------
 
 TEST_CASE("5.6 the fused form equals PyTorch with and without causal masks") {
   const MultiHeadParams p = fixture_params();
@@ -685,7 +685,7 @@ TEST_CASE("5.6 the fused form equals PyTorch with and without causal masks") {
     for (const Mode& m : kModes) {
       INFO(describe(c, m));
       const Matrix expected = with_policy_rows(fixture(std::string(c.name) + "_" + m.name + "_output"), p.out_proj_bias.transpose());
-      const auto out = run_layer(multi_head_attention_fused, c.query, c.key, c.value, p, m.causal);
+      const auto out = run_layer(multi_head_fused, c.query, c.key, c.value, p, m.causal);
       if (out) CHECK_MESSAGE(near(*out, expected), diagnose(*out, layer_mistakes(c.query, c.key, c.value, p, m.causal)));
     }
   }
@@ -701,7 +701,7 @@ TEST_CASE("5.6 the fused form equals the loop computation for one head and for h
     const Matrix q = normal_matrix(3, e, rng), k = normal_matrix(5, e, rng), v = normal_matrix(5, e, rng);
     for (const Mode& m : kModes) {
       INFO("H = ", heads, ", head_dim = ", hd, ", 3 queries, 5 keys, mask ", m.name);
-      const auto out = run_layer(multi_head_attention_fused, q, k, v, p, m.causal);
+      const auto out = run_layer(multi_head_fused, q, k, v, p, m.causal);
       if (out) CHECK_MESSAGE(near(*out, layer_by_loops(q, k, v, p, m.causal)), diagnose(*out, layer_mistakes(q, k, v, p, m.causal)));
     }
   }
@@ -714,14 +714,14 @@ TEST_CASE("5.6 large inputs saturate the softmax without NaN") {
   // by the softmax's sensitivity to the score gaps it does not saturate.
   const MultiHeadParams p = fixture_params();
   const Matrix q = 1e3 * fixture("cross_query"), k = 1e3 * fixture("cross_key"), v = fixture("cross_value");
-  const auto out = run_layer(multi_head_attention_fused, q, k, v, p, Alignment::BottomRight);
+  const auto out = run_layer(multi_head_fused, q, k, v, p, Alignment::BottomRight);
   REQUIRE(out);
   CHECK_MESSAGE(out->allFinite(), "NaN or inf: subtract each row's maximum before exp");
   CHECK(near(*out, layer_by_loops(q, k, v, p, Alignment::BottomRight), 1e-9));
 }
 
 TEST_CASE("5.6 bad input throws ShapeError or ValueError") {
-  const std::vector<std::string> problems = layer_bad_input("multi_head_attention_fused", multi_head_attention_fused);
+  const std::vector<std::string> problems = layer_bad_input("multi_head_fused", multi_head_fused);
   CHECK_MESSAGE(problems.empty(), join(problems));
 }
 

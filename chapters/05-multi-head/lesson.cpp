@@ -227,8 +227,8 @@ int main(int argc, char** argv) {
       for (auto [mode, causal] : {std::pair<const char*, Causal>{"none", std::nullopt},
                                   {"top_left", Alignment::TopLeft}, {"bottom_right", Alignment::BottomRight}}) {
         const Matrix torch = fixture(c + "_" + mode + "_output");
-        const Matrix loop = multi_head_attention_loop(q, k, v, p, causal);
-        const Matrix fused = multi_head_attention_fused(q, k, v, p, causal);
+        const Matrix loop = multi_head_loop(q, k, v, p, causal);
+        const Matrix fused = multi_head_fused(q, k, v, p, causal);
         Index nan_rows = 0;
         double loop_diff = 0.0, fused_diff = 0.0;
         for (Index i = 0; i < torch.rows(); ++i) {
@@ -346,7 +346,7 @@ int main(int argc, char** argv) {
     for (Index h = 0; h < heads; ++h) fixed_heads.push_back(head_attention(target, key, value, p, h));
     double fixed_spread = 1e300;
     for (Index h = 1; h < heads; ++h) fixed_spread = std::min(fixed_spread, largest_difference(fixed_heads[h], fixed_heads[0]));
-    const Matrix before = multi_head_attention_loop(target, key, value, p);
+    const Matrix before = multi_head_loop(target, key, value, p);
     std::printf("the fixed loop form (exercise 5.5) on the same target and source:\n");
     std::printf("  heads differ: head 0 vs the closest other head, largest difference %.4f\n", fixed_spread);
     const char* names[] = {"W_q", "W_k", "W_v"};
@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
       MultiHeadParams changed = p;
       changed.in_proj_weight.middleRows(block * e, e) *= 0.5;
       std::printf("  %s halved: largest change of the output %.4f\n", names[block],
-                  largest_difference(multi_head_attention_loop(target, key, value, changed), before));
+                  largest_difference(multi_head_loop(target, key, value, changed), before));
     }
     std::printf("  every head projects the layer's query %s to (%ld, %ld)\n", shape(target).c_str(),
                 static_cast<long>(target.rows()), static_cast<long>(hd));
@@ -372,8 +372,8 @@ int main(int argc, char** argv) {
     const Matrix big_x = normal_matrix(n, big_e, big_rng);
     lesson.begin("loop-vs-fused");
     //! [code-forms]
-    const Matrix by_loop = multi_head_attention_loop(big_x, big_x, big_x, big, Alignment::TopLeft);
-    const Matrix fused = multi_head_attention_fused(big_x, big_x, big_x, big, Alignment::TopLeft);
+    const Matrix by_loop = multi_head_loop(big_x, big_x, big_x, big, Alignment::TopLeft);
+    const Matrix fused = multi_head_fused(big_x, big_x, big_x, big, Alignment::TopLeft);
     //! [code-forms]
     std::printf("n = %ld tokens, E = %ld, H = %ld (head_dim %ld), causal\n", static_cast<long>(n),
                 static_cast<long>(big_e), static_cast<long>(big_h), static_cast<long>(big_e / big_h));
@@ -386,8 +386,8 @@ int main(int argc, char** argv) {
     lesson.end("loop-vs-fused");
     // Timings vary from run to run: on standard error, outside the book's deterministic output.
     const int repeats = 5;
-    const double t_loop = fastest(repeats, [&] { multi_head_attention_loop(big_x, big_x, big_x, big, Alignment::TopLeft); });
-    const double t_fused = fastest(repeats, [&] { multi_head_attention_fused(big_x, big_x, big_x, big, Alignment::TopLeft); });
+    const double t_loop = fastest(repeats, [&] { multi_head_loop(big_x, big_x, big_x, big, Alignment::TopLeft); });
+    const double t_fused = fastest(repeats, [&] { multi_head_fused(big_x, big_x, big_x, big, Alignment::TopLeft); });
     std::fprintf(stderr, "[loop-vs-fused timing] n = %ld, E = %ld, H = %ld, fastest of %d: loop form %.2f ms, fused form %.2f ms (loop / fused = %.2f)\n",
                  static_cast<long>(n), static_cast<long>(big_e), static_cast<long>(big_h), repeats, 1e3 * t_loop, 1e3 * t_fused,
                  t_loop / t_fused);

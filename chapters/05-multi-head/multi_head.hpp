@@ -1,6 +1,6 @@
 // Chapter 5 contract — multi-head attention and concatenation.
 // Students implement these in exercises/05-multi-head/ex1_linear.cpp to
-// ex6_multi_head_attention_fused.cpp, one file per exercise; the reference is in
+// ex6_multi_head_fused.cpp, one file per exercise; the reference is in
 // solutions/05-multi-head/.
 //
 // Layout: the one of PyTorch's nn.MultiheadAttention, so that every number can be checked against
@@ -19,7 +19,7 @@
 //     divisible by H, a head index out of range) or scalebook::ValueError (NaN or ±inf in an input or
 //     a parameter), and every message starts with the function's name and ": ", e.g.
 //     "split_heads: E = 12 columns do not split into 5 heads". The helpers require_params and
-//     require_attention_inputs below do that for the parameters and the three inputs.
+//     require_inputs below do that for the parameters and the three inputs.
 //   - Nothing aborts; nothing returns garbage on bad input.
 //   - Masks are chapter 4's: a query that may see no key (bottom-right alignment, n_q > n_k) gets
 //     all-zero weights, so its head outputs are zero (PyTorch gives NaN there).
@@ -62,6 +62,9 @@ struct MultiHeadParams {
   Index head_dim() const { return num_heads > 0 ? embed_dim() / num_heads : 0; }
 };
 
+/// \brief A list of head matrices, head 0 first (what split_heads returns, concat_heads takes).
+using Heads = std::vector<Matrix>;
+
 /// \brief Which of the three packed in-projections: block p of `in_proj_weight` is rows
 /// p·E .. (p+1)·E − 1.
 enum class Projection : int {
@@ -95,7 +98,7 @@ inline void require_params(std::string_view function, const MultiHeadParams& par
 /// \brief Given (not an exercise): throws unless query (n_q, e), key (n_k, e) and value (n_k, e)
 /// fit a layer of width e: ShapeError for an empty input, another width or key and value of
 /// different lengths; ValueError for NaN or infinity. Messages start with `function`.
-inline void require_attention_inputs(std::string_view function, const Matrix& query,
+inline void require_inputs(std::string_view function, const Matrix& query,
                                      const Matrix& key, const Matrix& value, Index e) {
   require_nonempty(function, "query", query);
   require_nonempty(function, "key", key);
@@ -123,13 +126,13 @@ Matrix linear(const Matrix& x, const Matrix& weight, const Vector& bias);
 /// \return H matrices (n, E / H); head h holds columns h·(E/H) .. (h+1)·(E/H) − 1 of x, unchanged
 ///         (values are moved, not inspected: NaN passes through)
 /// \throws ShapeError if x is empty (n × 0 or 0 × E), num_heads < 1 or E is not divisible by H
-std::vector<Matrix> split_heads(const Matrix& x, Index num_heads);
+Heads split_heads(const Matrix& x, Index num_heads);
 
 /// \brief Exercise 5.3: concatenate head outputs side by side, in head order (split_heads undone).
 /// \param heads H ≥ 1 matrices, all (n, head_dim)
 /// \return (n, H·head_dim); columns h·head_dim .. (h+1)·head_dim − 1 are heads[h]
 /// \throws ShapeError if heads is empty, a head is empty, or the heads differ in shape
-Matrix concat_heads(const std::vector<Matrix>& heads);
+Matrix concat_heads(const Heads& heads);
 
 /// \brief Exercise 5.4: one head's scaled dot-product attention with its own projections.
 ///
@@ -142,7 +145,7 @@ Matrix concat_heads(const std::vector<Matrix>& heads);
 /// \param head h, 0 ≤ h < H
 /// \param causal no mask, or a causal mask with this alignment (chapter 4)
 /// \return (n_q, head_dim)
-/// \throws ShapeError for bad params or inputs (see require_params, require_attention_inputs) or
+/// \throws ShapeError for bad params or inputs (see require_params, require_inputs) or
 ///         a head outside 0 .. H − 1
 /// \throws ValueError if an input or a parameter holds NaN or infinity
 Matrix head_attention(const Matrix& query, const Matrix& key, const Matrix& value,
@@ -153,15 +156,15 @@ Matrix head_attention(const Matrix& query, const Matrix& key, const Matrix& valu
 /// attention; the head outputs concatenated in head order; the output projection.
 /// \return (n_q, E) = concat_heads(head 0, ..., head H−1) W_outᵀ + b_out
 /// \throws ShapeError, ValueError as head_attention (apart from the head index)
-Matrix multi_head_attention_loop(const Matrix& query, const Matrix& key, const Matrix& value,
+Matrix multi_head_loop(const Matrix& query, const Matrix& key, const Matrix& value,
                                  const MultiHeadParams& params, Causal causal = std::nullopt);
 
 /// \brief Exercise 5.6: the same layer in fused form: one (E, E) projection each for Q, K and V
 /// (three products instead of 3H), then split_heads, attention per head, concat_heads, output
 /// projection. Equal to the loop form up to rounding (the checks allow 1e-12).
 /// \return (n_q, E)
-/// \throws ShapeError, ValueError as multi_head_attention_loop
-Matrix multi_head_attention_fused(const Matrix& query, const Matrix& key, const Matrix& value,
+/// \throws ShapeError, ValueError as multi_head_loop
+Matrix multi_head_fused(const Matrix& query, const Matrix& key, const Matrix& value,
                                   const MultiHeadParams& params, Causal causal = std::nullopt);
 
 }  // namespace scalebook::ch05

@@ -1,7 +1,7 @@
 // Exercise 5.1 — linear
 // Chapter 5: multi-head attention and concatenation.
 //
-// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_attention_fused.cpp):
+// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_fused.cpp):
 // saving one recompiles only that exercise. Run ./workbook check 5 (or keep ./workbook watch 5 open)
 // until the chapter's checks pass. Stuck? ./workbook hint 5.1. The contract, with every
 // function's exact promise and the parameters' layout, is chapters/05-multi-head/multi_head.hpp.

@@ -1,7 +1,7 @@
 // Exercise 5.4 — head_attention
 // Chapter 5: multi-head attention and concatenation.
 //
-// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_attention_fused.cpp):
+// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_fused.cpp):
 // saving one recompiles only that exercise. Run ./workbook check 5 (or keep ./workbook watch 5 open)
 // until the chapter's checks pass. Stuck? ./workbook hint 5.4. The contract, with every
 // function's exact promise and the parameters' layout, is chapters/05-multi-head/multi_head.hpp.
@@ -21,7 +21,7 @@ namespace scalebook::ch05 {
 // Project query, key and value with your linear (5.1), compare the projected query and key, scale
 // by the square root of the width of the vectors compared, mask (if causal), softmax, and mix the
 // head's projected values. The result is (n_q, head_dim).
-// Validate first with the contract's require_params and require_attention_inputs, and reject a head
+// Validate first with the contract's require_params and require_inputs, and reject a head
 // outside 0 .. H-1 (ShapeError). Chapter 4's causal_mask and masked_softmax are in lib.
 Matrix head_attention([[maybe_unused]] const Matrix& query, [[maybe_unused]] const Matrix& key,
                       [[maybe_unused]] const Matrix& value,

@@ -11,7 +11,7 @@ Matrix head_attention(const Matrix& query, const Matrix& key, const Matrix& valu
                       const MultiHeadParams& params, Index head, Causal causal) {
   require_params("head_attention", params);
   const Index e = params.embed_dim(), hd = params.head_dim();
-  require_attention_inputs("head_attention", query, key, value, e);
+  require_inputs("head_attention", query, key, value, e);
   if (head < 0 || head >= params.num_heads) {
     throw ShapeError("head_attention: head " + std::to_string(head) + " is not one of 0.." +
                      std::to_string(params.num_heads - 1));

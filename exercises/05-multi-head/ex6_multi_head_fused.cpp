@@ -1,7 +1,7 @@
-// Exercise 5.6 — multi_head_attention_fused
+// Exercise 5.6 — multi_head_fused
 // Chapter 5: multi-head attention and concatenation.
 //
-// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_attention_fused.cpp):
+// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_fused.cpp):
 // saving one recompiles only that exercise. Run ./workbook check 5 (or keep ./workbook watch 5 open)
 // until the chapter's checks pass. Stuck? ./workbook hint 5.6. The contract, with every
 // function's exact promise and the parameters' layout, is chapters/05-multi-head/multi_head.hpp.
@@ -18,13 +18,13 @@ namespace scalebook::ch05 {
 // Exercise 5.6 — the same layer in fused form: project all heads at once with the (E, E) blocks
 // of in_proj_weight (three products, not 3H), split Q, K and V into heads (5.2), attend per head,
 // concatenate (5.3) and apply the output projection. Same numbers as 5.5, to 1e-12.
-// Validate first with require_params and require_attention_inputs.
-Matrix multi_head_attention_fused([[maybe_unused]] const Matrix& query,
+// Validate first with require_params and require_inputs.
+Matrix multi_head_fused([[maybe_unused]] const Matrix& query,
                                   [[maybe_unused]] const Matrix& key,
                                   [[maybe_unused]] const Matrix& value,
                                   [[maybe_unused]] const MultiHeadParams& params,
                                   [[maybe_unused]] Causal causal) {
-  scalebook::not_implemented("5.6", "multi_head_attention_fused");
+  scalebook::not_implemented("5.6", "multi_head_fused");
 }
 
 }  // namespace scalebook::ch05

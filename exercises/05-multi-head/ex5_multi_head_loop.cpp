@@ -1,7 +1,7 @@
-// Exercise 5.5 — multi_head_attention_loop
+// Exercise 5.5 — multi_head_loop
 // Chapter 5: multi-head attention and concatenation.
 //
-// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_attention_fused.cpp):
+// The chapter has six exercises, one per file (ex1_linear.cpp to ex6_multi_head_fused.cpp):
 // saving one recompiles only that exercise. Run ./workbook check 5 (or keep ./workbook watch 5 open)
 // until the chapter's checks pass. Stuck? ./workbook hint 5.5. The contract, with every
 // function's exact promise and the parameters' layout, is chapters/05-multi-head/multi_head.hpp.
@@ -21,13 +21,13 @@ namespace scalebook::ch05 {
 // weights applied to the PROJECTED values. Concatenate the head outputs in head order (5.3) and
 // apply the output projection (out_proj_weight, out_proj_bias) with your linear (5.1).
 // You may call your head_attention (5.4) for each head, or write the loop out as the listing does.
-// Validate first with require_params and require_attention_inputs.
-Matrix multi_head_attention_loop([[maybe_unused]] const Matrix& query,
+// Validate first with require_params and require_inputs.
+Matrix multi_head_loop([[maybe_unused]] const Matrix& query,
                                  [[maybe_unused]] const Matrix& key,
                                  [[maybe_unused]] const Matrix& value,
                                  [[maybe_unused]] const MultiHeadParams& params,
                                  [[maybe_unused]] Causal causal) {
-  scalebook::not_implemented("5.5", "multi_head_attention_loop");
+  scalebook::not_implemented("5.5", "multi_head_loop");
 }
 
 }  // namespace scalebook::ch05

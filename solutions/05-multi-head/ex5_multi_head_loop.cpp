@@ -1,4 +1,4 @@
-// Reference for exercise 5.5 — multi_head_attention_loop.
+// Reference for exercise 5.5 — multi_head_loop.
 // Chapter 5: multi-head attention and concatenation.
 // The book's listing (DLwP 15.3.1), fixed: each head projects the layer's own inputs with its own
 // weights, its scores compare the projected query and key, and it mixes its projected values.
@@ -9,11 +9,11 @@
 
 namespace scalebook::ch05 {
 
-Matrix multi_head_attention_loop(const Matrix& query, const Matrix& key, const Matrix& value,
+Matrix multi_head_loop(const Matrix& query, const Matrix& key, const Matrix& value,
                                  const MultiHeadParams& params, Causal causal) {
-  require_params("multi_head_attention_loop", params);
+  require_params("multi_head_loop", params);
   const Index e = params.embed_dim(), hd = params.head_dim();
-  require_attention_inputs("multi_head_attention_loop", query, key, value, e);
+  require_inputs("multi_head_loop", query, key, value, e);
   const Matrix& w = params.in_proj_weight;
   const Vector& b = params.in_proj_bias;
   const BoolMatrix allowed = causal ? causal_mask(query.rows(), key.rows(), *causal)

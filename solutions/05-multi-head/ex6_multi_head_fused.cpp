@@ -1,4 +1,4 @@
-// Reference for exercise 5.6 — multi_head_attention_fused.
+// Reference for exercise 5.6 — multi_head_fused.
 // Chapter 5: multi-head attention and concatenation.
 // Three (E, E) projections instead of 3H (head_dim, E) ones; then the heads are column blocks.
 // Shapes: query (n_q, E), key and value (n_k, E); Q (n_q, E), K and V (n_k, E); result (n_q, E).
@@ -8,11 +8,11 @@
 
 namespace scalebook::ch05 {
 
-Matrix multi_head_attention_fused(const Matrix& query, const Matrix& key, const Matrix& value,
+Matrix multi_head_fused(const Matrix& query, const Matrix& key, const Matrix& value,
                                   const MultiHeadParams& params, Causal causal) {
-  require_params("multi_head_attention_fused", params);
+  require_params("multi_head_fused", params);
   const Index e = params.embed_dim(), hd = params.head_dim(), heads = params.num_heads;
-  require_attention_inputs("multi_head_attention_fused", query, key, value, e);
+  require_inputs("multi_head_fused", query, key, value, e);
   const Matrix& w = params.in_proj_weight;
   const Vector& b = params.in_proj_bias;
 
