@@ -103,6 +103,10 @@ void start_worker() {
     // /dev/null (printing cannot reach the checks' output), its stdin is empty.
     dup2(requests[0], 3);
     dup2(replies[1], 4);
+    // When a pipe end already is fd 3 (a process started with only 0, 1 and 2 open), dup2 onto
+    // itself does nothing and leaves O_CLOEXEC set: exec would close it. Clear the flag.
+    fcntl(3, F_SETFD, 0);
+    fcntl(4, F_SETFD, 0);
     const int null = open("/dev/null", O_RDWR);
     dup2(null, 0);
     dup2(null, 1);
