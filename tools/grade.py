@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from scalebook import sandbox  # noqa: E402
 from scalebook.build import first_error  # noqa: E402
-from scalebook.chapters import Chapter, all_chapters  # noqa: E402
+from scalebook.chapters import Chapter, UsageError, all_chapters, resolve_chapter  # noqa: E402
 from scalebook.checks import run_checks  # noqa: E402
 
 MESSAGE_LIMIT = 500
@@ -44,6 +44,11 @@ RESERVED = {"grades.csv", "grading", "kit", "build"}
 COMPILE_FLAGS = ["-std=c++20", "-O1"]  # as the student build compiles exercise files
 PCH_HEADERS = ["scalebook/core.hpp", "scalebook/random.hpp", "cmath", "limits", "sstream", "string", "vector"]
 print_lock = threading.Lock()
+SELECTED: list[Chapter] = []  # the chapters this run grades (--chapters), all by default
+
+
+def graded_chapters() -> list[Chapter]:
+    return SELECTED or all_chapters()
 
 
 def log(text: str) -> None:
@@ -69,7 +74,7 @@ class Kit:
         self.pch: Path | None = None
 
     def build(self) -> None:
-        chapters = all_chapters()
+        chapters = graded_chapters()
         if not (self.build_dir / "build.ninja").exists():
             subprocess.run(["cmake", "-S", str(ROOT), "-B", str(self.build_dir), "-G", "Ninja",
                             "-DSCALEBOOK_GRADING=ON", f"-DSCALEBOOK_TRACK_DIR={ROOT / 'solutions'}",
@@ -115,8 +120,9 @@ class Kit:
 
     def fingerprint(self) -> str:
         digest = hashlib.sha256()
-        for info in self.chapters.values():
-            digest.update(info["checks"].read_bytes())
+        for chapter in graded_chapters():
+            digest.update(chapter.folder.encode())
+            digest.update(self.chapters[chapter.folder]["checks"].read_bytes())
         return digest.hexdigest()[:16]
 
 
@@ -133,7 +139,7 @@ def take_sources(submission: Path, into: Path) -> tuple[dict[str, str], list[str
     sha256} and the list of refusals."""
     taken, refused = {}, []
     exercises = exercises_folder(submission)
-    for chapter in all_chapters():
+    for chapter in graded_chapters():
         folder = exercises / chapter.folder
         for source in chapter.sources:
             path = folder / source
@@ -224,7 +230,7 @@ def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: K
     try:
         sources, refused = take_sources(submission, box.folder / "src")
         tests, compile_errors = [], {}
-        for chapter in all_chapters():
+        for chapter in graded_chapters():
             info = kit.chapters[chapter.folder]
             compiled = []
             for exercise, source in zip(chapter.exercises, chapter.sources):
@@ -338,7 +344,7 @@ def safe_cell(value) -> str:
 
 
 def write_csv(reports: list[dict], path: Path) -> None:
-    names = [c.folder for c in all_chapters()]
+    names = [c.folder for c in graded_chapters()]
     temporary = path.with_suffix(".csv.part")
     with open(temporary, "w", newline="") as out:
         writer = csv.writer(out)
@@ -357,12 +363,19 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="submissions graded in parallel (default: the cores)")
     parser.add_argument("--timeout", type=int, default=5, help="seconds one call may run (default 5)")
+    parser.add_argument("--chapters", metavar="LIST",
+                        help="grade only these chapters, e.g. 3,4 (an assignment); default: all")
     parser.add_argument("--resume", action="store_true",
                         help="skip submissions whose report was written for the same files and checks")
     parser.add_argument("submissions", nargs="+", type=Path)
     args = parser.parse_args()
     if args.jobs < 1 or args.timeout < 1:
         parser.error("--jobs and --timeout must be at least 1")
+    if args.chapters:
+        try:
+            SELECTED.extend(resolve_chapter(c.strip()) for c in args.chapters.split(","))
+        except UsageError as error:
+            parser.error(str(error))
     try:
         sandbox.check_available()
     except sandbox.SandboxUnavailable as error:
@@ -374,7 +387,9 @@ def main() -> int:
     kit = Kit(ROOT / "build" / "grading-kit")
     log("Building the grading kit (this tree's checks, once)...")
     kit.build()
-    maximum = sum(int(line.split("\t")[2]) for line in (kit.build_dir / "checks.tsv").read_text().splitlines() if line)
+    graded = {c.folder for c in graded_chapters()}
+    maximum = sum(int(line.split("\t")[2]) for line in (kit.build_dir / "checks.tsv").read_text().splitlines()
+                  if line and line.split("\t")[0] in graded)
 
     reports, todo, seen = [], [], set()
     for submission in args.submissions:

@@ -20,7 +20,6 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from scalebook.chapters import all_chapters
 
 ROOT = Path(__file__).resolve().parent.parent
 CH3, CH4 = "03-attention-scaling", "04-causal-masking"
@@ -108,7 +107,7 @@ def main() -> int:
         start = time.monotonic()
         timeout = 2
         result = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(out),
-                                 "--jobs", "2", "--timeout", str(timeout),
+                                 "--chapters", "3,4", "--jobs", "2", "--timeout", str(timeout),
                                  *map(str, fixtures.values())],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         elapsed = time.monotonic() - start
@@ -175,7 +174,7 @@ def main() -> int:
 
         with open(out / "grades.csv") as f:
             rows = list(csv.reader(f))
-        chapters = [chapter.folder for chapter in all_chapters()]  # one column each, in syllabus order
+        chapters = [CH3, CH4]  # one column per graded chapter (--chapters 3,4), in syllabus order
         expect(rows[0] == ["submission", *chapters, "total", "maximum", "note"], f"grades.csv header {rows[0]}")
         expect(sorted(r[0] for r in rows[1:]) == sorted(fixtures), "grades.csv has one row per submission")
         total = 1 + len(chapters)
