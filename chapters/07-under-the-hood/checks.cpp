@@ -36,17 +36,17 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The known mistakes, as the failure messages name them.
-constexpr const char* kMultiplyAddAsOne = "a multiply-add counted as one FLOP instead of two?";
-constexpr const char* kSumNotRescaled = "running sum not rescaled when the maximum grows?";
-constexpr const char* kAccNotRescaled = "output accumulator not rescaled when the maximum grows?";
-constexpr const char* kFiniteMax = "running maximum initialised to a finite number (like -10000) instead of -infinity?";
-constexpr const char* kSkipOffByOne = "causal block skipping off by one block?";
-constexpr const char* kPartialDropped = "last partial block dropped (n / block rounded down instead of up)?";
-constexpr const char* kAlignmentSwapped = "top-left and bottom-right alignment swapped?";
+const std::string kMultiplyAddAsOne = "a multiply-add counted as one FLOP instead of two?";
+const std::string kSumNotRescaled = "running sum not rescaled when the maximum grows?";
+const std::string kAccNotRescaled = "output accumulator not rescaled when the maximum grows?";
+const std::string kFiniteMax = "running maximum initialised to a finite number (like -10000) instead of -infinity?";
+const std::string kSkipOffByOne = "causal block skipping off by one block?";
+const std::string kPartialDropped = "last partial block dropped (n / block rounded down instead of up)?";
+const std::string kAlignmentSwapped = "top-left and bottom-right alignment swapped?";
 
 std::string str(long long x) { return std::to_string(x); }
 
-const char* masking_name(Masking m) {
+std::string masking_name(Masking m) {
   switch (m) {
     case Masking::None: return "None";
     case Masking::CausalTopLeft: return "CausalTopLeft";
@@ -204,15 +204,15 @@ std::string tiled_suspects(const Matrix& out, const Matrix& q, const Matrix& k, 
   const bool has_partial = k.rows() % block_k != 0;
   Masking swapped = masking == Masking::CausalTopLeft ? Masking::CausalBottomRight
                     : masking == Masking::CausalBottomRight ? Masking::CausalTopLeft : Masking::None;
-  std::string why = suspect(out, {{kSumNotRescaled, tiled_model(q, k, v, block_k, masking, no_sum)},
-                                  {kAccNotRescaled, tiled_model(q, k, v, block_k, masking, no_acc)},
+  std::string why = suspect(out, {{kSumNotRescaled.c_str(), tiled_model(q, k, v, block_k, masking, no_sum)},
+                                  {kAccNotRescaled.c_str(), tiled_model(q, k, v, block_k, masking, no_acc)},
                                   {"running sum and output accumulator not rescaled when the maximum grows?",
                                    tiled_model(q, k, v, block_k, masking, neither)}});
   if (why.empty() && has_partial) {
-    why = suspect(out, {{kPartialDropped, tiled_model(q, k, v, block_k, masking, dropped)}});
+    why = suspect(out, {{kPartialDropped.c_str(), tiled_model(q, k, v, block_k, masking, dropped)}});
   }
   if (why.empty() && swapped != masking && q.rows() != k.rows()) {
-    why = suspect(out, {{kAlignmentSwapped, attention_by_loops(q, k, v, swapped)}});
+    why = suspect(out, {{kAlignmentSwapped.c_str(), attention_by_loops(q, k, v, swapped)}});
   }
   if (why.empty() && out.array().isNaN().any()) {
     why = "NaN in the output: a query whose first tiles are all masked has m = -inf, and "
@@ -237,28 +237,32 @@ Index tiles_with_allowed_scores(Index n_q, Index n_k, Index block_q, Index block
 
 Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
-// Runs tiled_attention and checks the output against the loops and the tile counts against the
-// mask rule.
+// Runs tiled_attention and checks the tile counts against the mask rule (first, so that a count
+// that names the mistake is the first failure), then the output against the loops.
 void check_tiled(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q, Index block_k,
                  Masking masking) {
   INFO("n_q = ", q.rows(), ", n_k = ", k.rows(), ", d_k = ", q.cols(), ", d_v = ", v.cols(),
        ", block_q = ", block_q, ", block_k = ", block_k, ", masking = ", masking_name(masking));
   const TiledAttention result = tiled_attention(q, k, v, block_q, block_k, masking);
-  const Matrix expected = attention_by_loops(q, k, v, masking);
-  CHECK_MESSAGE(near(result.output, expected, 1e-12),
-                tiled_suspects(result.output, q, k, v, block_k, masking));
   const Index total = ceil_div(q.rows(), block_q) * ceil_div(k.rows(), block_k);
   const Index with_allowed = tiles_with_allowed_scores(q.rows(), k.rows(), block_q, block_k, masking);
   CHECK_MESSAGE(result.tiles_computed + result.tiles_skipped == total,
                 "tiles_computed + tiles_skipped = ", result.tiles_computed + result.tiles_skipped,
                 ", but the blocks make ", total, " tiles: ", kPartialDropped);
+  const Masking swapped = masking == Masking::CausalTopLeft ? Masking::CausalBottomRight : Masking::CausalTopLeft;
   std::string why;
-  if (result.tiles_computed > with_allowed)
-    why = std::string("tiles whose scores are all masked were computed (and masked) instead of skipped: ") + kSkipOffByOne;
+  if (masking != Masking::None && q.rows() != k.rows() &&
+      result.tiles_computed == tiles_with_allowed_scores(q.rows(), k.rows(), block_q, block_k, swapped))
+    why = kAlignmentSwapped;
+  else if (result.tiles_computed > with_allowed)
+    why = "tiles whose scores are all masked were computed (and masked) instead of skipped: " + kSkipOffByOne;
   else if (result.tiles_computed < with_allowed)
-    why = std::string("tiles holding allowed scores were skipped: ") + kSkipOffByOne;
+    why = "tiles holding allowed scores were skipped: " + kSkipOffByOne;
   CHECK_MESSAGE(result.tiles_computed == with_allowed, "tiles_computed = ", result.tiles_computed, ", expected ",
                 with_allowed, " (the tiles holding at least one allowed score). ", why);
+  const Matrix expected = attention_by_loops(q, k, v, masking);
+  CHECK_MESSAGE(near(result.output, expected, 1e-12),
+                tiled_suspects(result.output, q, k, v, block_k, masking));
 }
 
 // |actual - expected| <= tol · |expected| entry by entry; exact zeros must stay exact zeros.
@@ -357,7 +361,7 @@ TEST_CASE("7.2 a small layer worked by hand") {
   CHECK_MESSAGE(f.projections == 5120, "Q, K, V and output projections, each (10, 8)·(8, 8). ",
                 halved ? kMultiplyAddAsOne : "");
   CHECK_MESSAGE(f.attention == 4200, "two heads of width 4: per head 800 + 500 + 800. ",
-                f.attention == 3600 ? "the softmax left out?" : f.attention == 3700 ? "softmax counted once, not per head?" : "");
+                f.attention == 3600 ? std::string("the softmax left out?") : f.attention == 3700 ? "softmax counted once, not per head?" : "");
   CHECK_MESSAGE(f.mlp == 10240, "up to d_ff and back down. ", halved ? kMultiplyAddAsOne : "");
   CHECK(f.total() == 5120 + 4200 + 10240);
 }
@@ -503,7 +507,7 @@ TEST_CASE("7.5 online softmax equals the two-pass softmax to 1e-15 relative") {
       }
       for (Index j = 0; j < cols; ++j) unrescaled(i, j) = std::exp(scores(i, j) - m) / l;
     }
-    CHECK_MESSAGE(ok, report, ". ", suspect(w, {{kSumNotRescaled, unrescaled}}));
+    CHECK_MESSAGE(ok, report, ". ", suspect(w, {{kSumNotRescaled.c_str(), unrescaled}}));
   }
   // The comparison itself: an error just outside the tolerance fails it, one just inside passes.
   const Matrix w = two_pass_softmax_rows(normal_matrix(3, 4, rng));
@@ -519,7 +523,7 @@ TEST_CASE("7.5 scores far below -10000 keep their weights") {
   const Matrix scores = row_of({-20000.0, -20001.0, -20003.0});
   const Matrix expected = two_pass_softmax_rows(row_of({0.0, -1.0, -3.0}));
   const SoftmaxState s = softmax_state(scores);
-  CHECK_MESSAGE(s.max == -20000.0, "max ", s.max, ". ", s.max == -10000.0 ? kFiniteMax : "");
+  CHECK_MESSAGE(s.max == -20000.0, "max ", s.max, ". ", s.max == -10000.0 ? kFiniteMax : std::string());
   CHECK_MESSAGE(std::abs(s.sum - (1.0 + std::exp(-1.0) + std::exp(-3.0))) <= 1e-15, "sum ", s.sum, ". ",
                 s.sum == 0.0 ? kFiniteMax : "");
   const Matrix w = online_softmax(scores);
@@ -633,8 +637,10 @@ TEST_CASE("7.6 scores far below -10000 keep their weights") {
   for (Masking masking : {Masking::None, Masking::CausalBottomRight}) {
     const TiledAttention result = tiled_attention(q, k, v, 2, 5, masking);
     const Matrix expected = attention_by_loops(q, k, v, masking);
-    const bool lost = result.output.array().isNaN().any() || (result.output.col(1).array() == 0.0).any();
-    CHECK_MESSAGE(near(result.output, expected, 1e-12), std::string(lost ? kFiniteMax : ""));
+    // Ordinary scores pass elsewhere: a failure here is the starting value of the maximum (with
+    // Eigen's vectorised exp, which returns a tiny number instead of 0 far below -708, the weights
+    // come out uniform rather than NaN or 0).
+    CHECK_MESSAGE(near(result.output, expected, 1e-12), "scores far below -10000: ", kFiniteMax);
   }
 }
 
