@@ -34,6 +34,7 @@ struct AttentionFlops {
   Count scores = 0;        ///< \f$QK^\top\f$: n_q·n_k dot products of length d_k
   Count softmax = 0;       ///< scale, subtract the row maximum, exp, add to the row sum, divide
   Count weighted_sum = 0;  ///< weights times V: n_q·n_k·d_v multiply-adds
+  /// \brief All three stages.
   Count total() const { return scores + softmax + weighted_sum; }
 };
 
@@ -59,6 +60,7 @@ struct LayerFlops {
   Count projections = 0;  ///< the Q, K, V and output projections: four (n, d_model)·(d_model, d_model) products
   Count attention = 0;    ///< every head's attention_flops(n, n, d_k, d_k), summed over the heads
   Count mlp = 0;          ///< (n, d_model)·(d_model, d_ff), then (n, d_ff)·(d_ff, d_model)
+  /// \brief The whole layer.
   Count total() const { return projections + attention + mlp; }
 };
 
@@ -92,8 +94,8 @@ AttentionMemory attention_memory(Index n_q, Index n_k, Index d_v, Index block_q,
 /// \brief The state of a softmax over a stream: the running maximum m and the running sum
 /// \f$l = \sum_i e^{x_i - m}\f$ of the values seen so far. Nothing seen (or only −∞): m = −∞, l = 0.
 struct SoftmaxState {
-  double max = -std::numeric_limits<double>::infinity();
-  double sum = 0.0;
+  double max = -std::numeric_limits<double>::infinity();  ///< the running maximum m
+  double sum = 0.0;  ///< the running sum l, relative to m
 };
 
 /// \brief Exercise 7.5a: the softmax state of one row, in ONE pass: for each x, the maximum grows to
