@@ -28,6 +28,10 @@ set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")
 set(SCALEBOOK_GNUPLOT_TERMINAL "set terminal svg size 720,420 dynamic enhanced font 'Helvetica,13' background rgb 'white'")
 set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
 file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
+# What the grader needs to build a worker in the sandbox (tools/grade.py): written at configure
+# time with generator expressions, turned into grading-kit.tsv at generate time.
+set(SCALEBOOK_GRADING_KIT "${PROJECT_BINARY_DIR}/grading-kit.tsv.in")
+file(WRITE "${SCALEBOOK_GRADING_KIT}" "")
 
 # One implementation of a chapter's contract: an OBJECT library per exercise file (PREFIX_ex1, ...)
 # and a STATIC library PREFIX of them all. Its sources see SCALEBOOK_EXERCISE_CHAPTER=<number>:
@@ -93,7 +97,10 @@ function(scalebook_add_chapter)
 
   # --- the implementation being checked ---------------------------------------------------------
   cmake_path(COMPARE "${track_dir}" EQUAL "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" track_is_reference)
-  if(NOT SCALEBOOK_GRADING OR track_is_reference)
+  if(SCALEBOOK_STUDENT_EDITION AND track_is_reference)
+    message(FATAL_ERROR "this is the student edition of scalebook: it has no solutions/ to build")
+  endif()
+  if(NOT SCALEBOOK_STUDENT_EDITION AND (NOT SCALEBOOK_GRADING OR track_is_reference))
     _scalebook_contract_library(${ch}_reference "${reference_sources}" "${chapter_dir}" ${ARG_NUMBER})
   endif()
   if(track_is_reference)
@@ -172,19 +179,55 @@ function(scalebook_add_chapter)
     file(APPEND "${SCALEBOOK_CHECKS_MANIFEST}" "${ARG_NAME}\t${exercise}\t${points}\t${key}\t${name}\n")
     string(REPLACE "," "\\," filter "${name}")
     set(test_name "${ARG_NAME}/${name}")
-    if(SCALEBOOK_GRADING)
-      add_test(NAME "${test_name}"
-               COMMAND "${PROJECT_SOURCE_DIR}/tools/run-check" "${PROJECT_BINARY_DIR}/grading"
-                       "${key}" "${SCALEBOOK_CHECK_TIMEOUT}" $<TARGET_FILE:${ch}_checks> "${name}")
-      math(EXPR backstop "${SCALEBOOK_CHECK_TIMEOUT} + 10")
-    else()
+    # Grading runs the checks itself (tools/grade.py), each call through a boxed worker.
+    if(NOT SCALEBOOK_GRADING)
       add_test(NAME "${test_name}" COMMAND ${ch}_checks "--test-case=${filter}" --no-version)
-      set(backstop "${SCALEBOOK_CHECK_TIMEOUT}")
+      set_tests_properties("${test_name}" PROPERTIES LABELS "${ch}" TIMEOUT "${SCALEBOOK_CHECK_TIMEOUT}")
     endif()
-    set_tests_properties("${test_name}" PROPERTIES LABELS "${ch}" TIMEOUT "${backstop}")
   endforeach()
+  # --- grading's split: trusted checks with proxies, and a worker that serves the functions ------
+  # chNN_checks_remote is never linked with an implementation: every contract function in it is a
+  # proxy that calls a worker process (remote.def lists them). chNN_serve is the worker's table of
+  # functions; the grader links it with a submission's objects inside the sandbox.
+  set(remote_def "${chapter_dir}/remote.def")
+  if(NOT EXISTS "${remote_def}")
+    message(FATAL_ERROR "${ARG_NAME} has no remote.def: list the contract's functions for grading "
+                        "(see lib/remote/scalebook/remote.hpp)")
+  endif()
+  foreach(role proxies serve)
+    if(role STREQUAL proxies)
+      set(MACRO SCALEBOOK_REMOTE_PROXY)
+      set(ROLE "proxies")
+    else()
+      set(MACRO SCALEBOOK_REMOTE_SERVE)
+      set(ROLE "worker's table")
+    endif()
+    configure_file("${SCALEBOOK_CMAKE_DIR}/remote.cpp.in" "${CMAKE_CURRENT_BINARY_DIR}/remote_${role}.cpp" @ONLY)
+    add_library(${ch}_${role} OBJECT "${CMAKE_CURRENT_BINARY_DIR}/remote_${role}.cpp")
+    target_include_directories(${ch}_${role} PRIVATE "${chapter_dir}")
+    target_link_libraries(${ch}_${role} PRIVATE scalebook::lib scalebook_remote_client)
+  endforeach()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${remote_def}")
+  add_executable(${ch}_checks_remote $<TARGET_OBJECTS:${ch}_checks_objects> $<TARGET_OBJECTS:${ch}_proxies>)
+  target_link_libraries(${ch}_checks_remote PRIVATE scalebook_remote_client scalebook::testing
+                                                   scalebook::doctest_main)
+  file(APPEND "${SCALEBOOK_GRADING_KIT}" "chapter\t${ARG_NAME}\t${ARG_NUMBER}\t$<TARGET_FILE:${ch}_checks_remote>\t$<TARGET_OBJECTS:${ch}_serve>\t${chapter_dir}\n")
+
   if(SCALEBOOK_GRADING)
     return()  # grading builds the checks only
+  endif()
+
+  # The grading path, proved on the reference: the checks through a worker serving the solutions.
+  if(SCALEBOOK_STUDENT_EDITION)
+    set(reference_sources)
+  else()
+  add_executable(${ch}_worker_reference $<TARGET_OBJECTS:${ch}_serve>)
+  target_link_libraries(${ch}_worker_reference PRIVATE ${ch}_reference scalebook_remote_server)
+  add_test(NAME "${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
+           COMMAND ${CMAKE_COMMAND} -E env "SCALEBOOK_WORKER=$<TARGET_FILE:${ch}_worker_reference>"
+                   $<TARGET_FILE:${ch}_checks_remote> --no-version)
+  set_tests_properties("${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
+                       PROPERTIES LABELS meta)
   endif()
 
   # The names read above must be exactly the binary's own list.
@@ -245,17 +288,18 @@ function(scalebook_add_chapter)
 
   # --- the lesson, once compiled, linked against the reference and against the track -------------
   add_library(${ch}_lesson_objects OBJECT "${chapter_dir}/${ARG_LESSON}")
-  target_link_libraries(${ch}_lesson_objects PRIVATE ${ch}_reference)
-  add_executable(${ch}_lesson $<TARGET_OBJECTS:${ch}_lesson_objects>)
-  target_link_libraries(${ch}_lesson PRIVATE ${ch}_reference)
+  target_link_libraries(${ch}_lesson_objects PRIVATE ${ch}_track)
   add_executable(${ch}_lesson_track $<TARGET_OBJECTS:${ch}_lesson_objects>)
   target_link_libraries(${ch}_lesson_track PRIVATE ${ch}_track)
-
-  add_test(NAME "${ARG_NAME} lesson output is identical run to run"
-           COMMAND "${CMAKE_COMMAND}" -D "LESSON=$<TARGET_FILE:${ch}_lesson>"
-                   -D "WORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/determinism"
-                   -P "${SCALEBOOK_CMAKE_DIR}/check_lesson_deterministic.cmake")
-  set_tests_properties("${ARG_NAME} lesson output is identical run to run" PROPERTIES LABELS lesson)
+  if(NOT SCALEBOOK_STUDENT_EDITION)
+    add_executable(${ch}_lesson $<TARGET_OBJECTS:${ch}_lesson_objects>)
+    target_link_libraries(${ch}_lesson PRIVATE ${ch}_reference)
+    add_test(NAME "${ARG_NAME} lesson output is identical run to run"
+             COMMAND "${CMAKE_COMMAND}" -D "LESSON=$<TARGET_FILE:${ch}_lesson>"
+                     -D "WORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/determinism"
+                     -P "${SCALEBOOK_CMAKE_DIR}/check_lesson_deterministic.cmake")
+    set_tests_properties("${ARG_NAME} lesson output is identical run to run" PROPERTIES LABELS lesson)
+  endif()
 
   # --- docs assets: the lesson's real output and data, and the figures gnuplot draws from them ---
   if(SCALEBOOK_BUILD_DOCS)
@@ -271,6 +315,17 @@ function(scalebook_add_chapter)
     list(TRANSFORM ARG_FIGURES PREPEND "${chapter_dir}/figures/" OUTPUT_VARIABLE figure_scripts)
     list(TRANSFORM figure_scripts APPEND ".gp")
     file(MAKE_DIRECTORY "${out_dir}")
+    if(SCALEBOOK_STUDENT_EDITION)
+      # The student edition has no reference to run the lesson on: its output and figures were
+      # made by the reference when the edition was released (docs/prebuilt/NAME).
+      set(prebuilt "${PROJECT_SOURCE_DIR}/docs/prebuilt/${ARG_NAME}")
+      set(figure_commands)
+      file(GLOB prebuilt_files "${prebuilt}/*")
+      add_custom_command(OUTPUT ${outputs}
+                         COMMAND "${CMAKE_COMMAND}" -E copy ${prebuilt_files} "${out_dir}"
+                         DEPENDS ${prebuilt_files}
+                         COMMENT "The ${ARG_NAME} lesson's output, as released" VERBATIM)
+    else()
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND "${CMAKE_COMMAND}" -D "LESSON=$<TARGET_FILE:${ch}_lesson>" -D "OUT_DIR=${out_dir}"
@@ -280,6 +335,7 @@ function(scalebook_add_chapter)
       DEPENDS ${ch}_lesson ${figure_scripts} "${SCALEBOOK_CMAKE_DIR}/run_lesson.cmake"
       COMMENT "Running the ${ARG_NAME} lesson and drawing its figures"
       VERBATIM)
+    endif()
     add_custom_target(${ch}_docs_assets DEPENDS ${outputs})
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_TARGETS ${ch}_docs_assets)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_FILES ${outputs})

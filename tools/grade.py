@@ -1,24 +1,29 @@
 #!/usr/bin/env python3
-"""Grade scalebook submissions: ./workbook grade [--out DIR] [--jobs N] [--timeout S] SUBMISSION...
+"""Grade scalebook submissions: ./workbook grade [--out DIR] [--jobs N] [--timeout S] [--resume] SUBMISSION...
 
 A submission is a folder: a student's whole copy of the workbook, or just its exercises/ folder.
-Only the exercise sources named by the instructor's chapters are copied out of it; the checks, the
-CMake files, lib/ and the points always come from this (the instructor's) tree. Each submission is
-built in its own folder (build/grading/NAME) in grading mode and its checks run through CTest, each
-check alone in tools/run-check's sandbox. Writes DIR/NAME/report.json, DIR/NAME/junit.xml and
-DIR/grades.csv. Exit 0 when every submission was graded, whatever the scores.
+Only the exercise files named by this (the instructor's) tree are taken from it, and only when they
+are regular files. The verdict never comes from the submission's process: this tree's checks run in
+a trusted process (chNN_checks_remote, built once from this tree and never linked with student
+code) and call the student's functions in a worker process that is compiled, linked and run in a
+bubblewrap box (tools/scalebook/sandbox.py), one box per submission. Writes DIR/NAME/report.json,
+DIR/NAME/junit.xml as each submission finishes, and DIR/grades.csv after each one, so that a
+stopped run keeps what it graded and --resume goes on from there.
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
 import csv
+import hashlib
 import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -27,10 +32,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-from scalebook.build import build_checks  # noqa: E402
-from scalebook.chapters import all_chapters  # noqa: E402
+from scalebook import sandbox  # noqa: E402
+from scalebook.build import first_error  # noqa: E402
+from scalebook.chapters import Chapter, all_chapters  # noqa: E402
+from scalebook.checks import run_checks  # noqa: E402
 
 MESSAGE_LIMIT = 500
+SOURCE_LIMIT = 1 << 20          # an exercise file larger than 1 MiB is refused
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+RESERVED = {"grades.csv", "grading", "kit", "build"}
 print_lock = threading.Lock()
 
 
@@ -39,136 +49,425 @@ def log(text: str) -> None:
         print(text, flush=True)
 
 
-def exercises_folder(submission: Path) -> Path:
-    return submission / "exercises" if (submission / "exercises").is_dir() else submission
-
-
 def cut(text: str, limit: int = MESSAGE_LIMIT) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def unescape(text: str) -> str:
-    """The results file's escapes (\\n, \\\\) back to text."""
-    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
+# --- the trusted kit: built once from this tree ------------------------------------------------
+
+class Kit:
+    """The instructor's half, built from this tree in build/grading-kit (never from a submission):
+    the trusted checks with proxies, each chapter's worker table, lib and the worker's main."""
+
+    def __init__(self, build_dir: Path):
+        self.build_dir = build_dir
+        self.chapters: dict[str, dict] = {}
+        self.files: dict[str, str] = {}
+
+    def build(self) -> None:
+        chapters = all_chapters()
+        if not (self.build_dir / "build.ninja").exists():
+            subprocess.run(["cmake", "-S", str(ROOT), "-B", str(self.build_dir), "-G", "Ninja",
+                            "-DSCALEBOOK_GRADING=ON", f"-DSCALEBOOK_TRACK_DIR={ROOT / 'solutions'}",
+                            "-DSCALEBOOK_BUILD_DOCS=OFF"], check=True, stdout=subprocess.DEVNULL,
+                           stdin=subprocess.DEVNULL)
+        targets = ["scalebook_lib", "scalebook_remote_server"]
+        for chapter in chapters:
+            targets += [f"{chapter.target}_checks_remote", f"{chapter.target}_serve"]
+        result = subprocess.run(["cmake", "--build", str(self.build_dir), "--target", *targets],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                stdin=subprocess.DEVNULL)
+        if result.returncode != 0:
+            raise RuntimeError("building the grading kit from this tree failed:\n" + result.stdout[-3000:])
+        for line in (self.build_dir / "grading-kit.tsv").read_text().splitlines():
+            parts = line.split("\t")
+            if parts[0] == "chapter":
+                _, folder, _, checks, serve, chapter_dir = parts
+                self.chapters[folder] = {"checks": Path(checks), "serve": Path(serve),
+                                         "dir": Path(chapter_dir)}
+            else:
+                self.files[parts[0]] = parts[1]
+        # /usr/bin/c++ is a link through /etc/alternatives, which the box does not show.
+        self.files["compiler"] = os.path.realpath(self.files["compiler"])
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for info in self.chapters.values():
+            digest.update(info["checks"].read_bytes())
+        return digest.hexdigest()[:16]
 
 
-def run(command: list[str], log_path: Path, timeout: float | None = None) -> int:
-    with open(log_path, "w") as out:
-        try:
-            return subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, timeout=timeout,
-                                  stdin=subprocess.DEVNULL).returncode
-        except subprocess.TimeoutExpired:
-            out.write(f"\n(stopped after {timeout} s)\n")
-            return 124
+# --- intake -------------------------------------------------------------------------------------
+
+def exercises_folder(submission: Path) -> Path:
+    inner = submission / "exercises"
+    return inner if inner.is_dir() and not inner.is_symlink() else submission
 
 
-def grade(submission: Path, out_dir: Path, check_timeout: int, build_root: Path) -> dict:
-    name = submission.name
-    start = time.monotonic()
-    work = build_root / name
-    sources = work / "submission"
-    build = work / "build"
-    logs = work / "logs"
-    shutil.rmtree(sources, ignore_errors=True)
-    shutil.rmtree(logs, ignore_errors=True)
-    logs.mkdir(parents=True)
-    # Copy only the exercise sources: the submission folder is never built in or written to.
+def take_sources(submission: Path, into: Path) -> tuple[dict[str, str], list[str]]:
+    """Copies the exercise files this tree names out of the submission: regular files only (no
+    symlinks, no devices, no folders in their place), at most 1 MiB each. Returns {relative path:
+    sha256} and the list of refusals."""
+    taken, refused = {}, []
     exercises = exercises_folder(submission)
     for chapter in all_chapters():
+        folder = exercises / chapter.folder
         for source in chapter.sources:
-            found = exercises / chapter.folder / source
-            if found.is_file():
-                (sources / chapter.folder).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(found, sources / chapter.folder / source)
-    sources.mkdir(parents=True, exist_ok=True)
+            path = folder / source
+            try:
+                info = os.lstat(path)
+                folder_info = os.lstat(folder)
+            except OSError:
+                continue  # missing: that exercise does not compile
+            if stat.S_ISLNK(folder_info.st_mode) or stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+                refused.append(f"{chapter.folder}/{source}: not a regular file (symlinks are refused)")
+                continue
+            if info.st_size > SOURCE_LIMIT:
+                refused.append(f"{chapter.folder}/{source}: larger than {SOURCE_LIMIT >> 20} MiB")
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(SOURCE_LIMIT + 1)
+            (into / chapter.folder).mkdir(parents=True, exist_ok=True)
+            (into / chapter.folder / source).write_bytes(data)
+            taken[f"{chapter.folder}/{source}"] = hashlib.sha256(data).hexdigest()
+    return taken, refused
 
-    configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja",
-                 "-DSCALEBOOK_GRADING=ON", f"-DSCALEBOOK_TRACK_DIR={sources}",
-                 f"-DSCALEBOOK_CHECK_TIMEOUT={check_timeout}"]
-    if run(configure, logs / "configure.log") != 0:
-        raise RuntimeError(f"{name}: configuring failed, see {logs / 'configure.log'}")
 
-    manifest = [line.split("\t") for line in (build / "checks.tsv").read_text().splitlines() if line]
-    # Each chapter's checks; an exercise file that does not compile costs that exercise only: the
-    # chapter is linked from the files that compiled (scalebook.build.build_checks).
-    compile_errors: dict[str, str] = {}   # exercise id -> first error
-    binaries: dict[str, Path | None] = {}
-    for chapter in all_chapters():
-        # A generous bound: a hostile submission can make the compiler work hard, not forever.
-        built = build_checks(build, chapter, logs, timeout=600)
-        binaries[chapter.folder] = built.binary
-        for exercise, error in built.compile_errors.items():
-            compile_errors[exercise] = error
-        if built.binary is None:
-            for exercise in chapter.exercises:
-                compile_errors.setdefault(exercise, built.failure or "the chapter did not link")
+# --- one submission -----------------------------------------------------------------------------
 
-    results_dir = build / "grading"
-    shutil.rmtree(results_dir, ignore_errors=True)
-    results_dir.mkdir(parents=True)
-    for chapter, exercise, _, key, check in manifest:
-        if exercise not in compile_errors and binaries.get(chapter) is not None:
-            run([str(ROOT / "tools" / "run-check"), str(results_dir), key, str(check_timeout),
-                 str(binaries[chapter]), check], logs / f"{key}.run.log", timeout=check_timeout + 30)
+def compile_in_box(box: sandbox.Box, kit: Kit, chapter: Chapter, source: str, timeout: int) -> str | None:
+    """Compiles one exercise file in the box; None when it compiled, else the first error."""
+    out = box.folder / "out" / chapter.folder
+    out.mkdir(parents=True, exist_ok=True)
+    info = kit.chapters[chapter.folder]
+    binds = [("ro", box.folder / "src" / chapter.folder, "/src"), ("rw", out, "/out"),
+             ("ro", kit.files["include"], "/kit/include")]
+    binds += [("ro", header, f"/kit/chapter/{header.name}") for header in sorted(info["dir"].glob("*.hpp"))]
+    argv = [kit.files["compiler"], "-std=c++20", "-O1", "-I/kit/chapter", "-I/kit/include",
+            "-isystem", kit.files["eigen"], f"-DSCALEBOOK_EXERCISE_CHAPTER={chapter.number}",
+            "-fdiagnostics-color=never", "-c", f"/src/{source}", "-o", f"/out/{source}.o"]
+    if not (box.folder / "src" / chapter.folder / source).exists():
+        return f"the submission has no {chapter.folder}/{source}"
+    code, output = run_boxed(box, sandbox.command(binds, argv, cpu_seconds=timeout, memory_mb=2048), timeout)
+    if code == 0:
+        return None
+    if code == 124:
+        return f"compiling {source} took longer than {timeout} s"
+    return cut(first_error(output.splitlines(), source).replace("/src/", f"{chapter.folder}/"))
 
-    tests = []
-    for chapter, exercise, points, key, check in manifest:
-        points = int(points)
-        entry = {"name": check, "chapter": chapter, "exercise": exercise, "points": 0,
-                 "max_points": points}
-        if exercise in compile_errors:
-            entry.update(status="compile_error", message=compile_errors[exercise])
-        else:
-            entry.update(check_status(results_dir, key, check))
-            if entry["status"] == "passed":
-                entry["points"] = points
-        tests.append(entry)
 
-    report = {
-        "submission": name,
-        "score": sum(t["points"] for t in tests),
-        "max_score": sum(t["max_points"] for t in tests),
-        "seconds": round(time.monotonic() - start, 2),
-        "tests": tests,
-    }
-    target = out_dir / name
-    target.mkdir(parents=True, exist_ok=True)
-    (target / "report.json").write_text(json.dumps(report, indent=2) + "\n")
-    write_junit(report, target / "junit.xml")
+def link_in_box(box: sandbox.Box, kit: Kit, chapter: Chapter, compiled: list[str], timeout: int) -> str | None:
+    out = box.folder / "out" / chapter.folder
+    info = kit.chapters[chapter.folder]
+    binds = [("rw", out, "/out"), ("ro", info["serve"], "/kit/serve.o"),
+             ("ro", kit.files["server"], "/kit/libserver.a"), ("ro", kit.files["lib"], "/kit/liblib.a")]
+    argv = [kit.files["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in compiled], "/kit/serve.o",
+            "/kit/libserver.a", "/kit/liblib.a", "-Wl,--unresolved-symbols=ignore-all", "-o", "/out/worker"]
+    code, output = run_boxed(box, sandbox.command(binds, argv, cpu_seconds=timeout), timeout)
+    return None if code == 0 else cut(output.strip().splitlines()[-1] if output.strip() else "link failed")
+
+
+def run_boxed(box: sandbox.Box, argv: list[str], timeout: int) -> tuple[int, str]:
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace", stdin=subprocess.DEVNULL, start_new_session=True,
+                          preexec_fn=box.enter) as process:
+        try:
+            output, _ = process.communicate(timeout=timeout)
+            return process.returncode, output[-20000:]
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.communicate()
+            return 124, ""
+
+
+def classify(message: str) -> str:
+    """The status of a failed check from what the trusted check saw of the worker."""
+    if re.search(r"died of SIG|the student process ended \(it died", message):
+        return "crashed"
+    if "did not return within" in message:
+        return "timed_out"
+    return "failed"
+
+
+def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: Kit) -> dict:
+    name = submission.name
+    start = time.monotonic()
+    box = sandbox.Box(work_root / f"{name}-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        sources, refused = take_sources(submission, box.folder / "src")
+        tests, compile_errors = [], {}
+        for chapter in all_chapters():
+            info = kit.chapters[chapter.folder]
+            compiled = []
+            for exercise, source in zip(chapter.exercises, chapter.sources):
+                error = compile_in_box(box, kit, chapter, source, timeout=120)
+                if error is None:
+                    compiled.append(source)
+                else:
+                    compile_errors[exercise] = error
+            link_error = link_in_box(box, kit, chapter, compiled, timeout=120) if compiled else "nothing compiled"
+            names = [line.split("\t")[4] for line in (kit.build_dir / "checks.tsv").read_text().splitlines()
+                     if line.split("\t")[0] == chapter.folder]
+            points = {line.split("\t")[4]: int(line.split("\t")[2])
+                      for line in (kit.build_dir / "checks.tsv").read_text().splitlines()
+                      if line.split("\t")[0] == chapter.folder}
+            runnable = [n for n in names if n.split(" ", 1)[0] not in compile_errors] if link_error is None else []
+            results = {}
+            if runnable:
+                worker = box.folder / "out" / chapter.folder / "worker"
+                binds = [("ro", worker, "/worker")]
+                worker_command = sandbox.command(binds, ["/worker"], cpu_seconds=timeout + 1)
+                env = dict(os.environ, SCALEBOOK_WORKER="\x1f".join(
+                    [shutil.which(worker_command[0]) or worker_command[0], *worker_command[1:]]),
+                           SCALEBOOK_CALL_TIMEOUT=str(timeout))
+                # The trusted checks run outside the box; only the worker they start is inside.
+                results = run_checks(info["checks"], runnable, box.folder / "run" / chapter.folder,
+                                     timeout=120, skip_after_timeout=False, env=env)
+            for check in names:
+                exercise = check.split(" ", 1)[0]
+                entry = {"name": check, "chapter": chapter.folder, "exercise": exercise, "points": 0,
+                         "max_points": points[check]}
+                if exercise in compile_errors:
+                    entry.update(status="compile_error", message=compile_errors[exercise])
+                elif link_error is not None:
+                    entry.update(status="compile_error", message=link_error)
+                else:
+                    result = results.get(check)
+                    if result is None or result.status == "not_run":
+                        entry.update(status="failed", message=cut(result.message if result else "not run"))
+                    elif result.status == "passed":
+                        entry.update(status="passed", message="", points=points[check])
+                    elif result.status == "failed":
+                        entry.update(status=classify(result.message), message=cut(result.message))
+                    else:  # the trusted checks process itself crashed or hung: never the student's pass
+                        entry.update(status="failed", message=cut("the checks process: " + result.message))
+                tests.append(entry)
+        report = {
+            "submission": name,
+            "score": sum(t["points"] for t in tests),
+            "max_score": sum(t["max_points"] for t in tests),
+            "seconds": round(time.monotonic() - start, 2),
+            "refused_files": refused,
+            "sandbox": "bubblewrap; whole-box memory and process limits: " +
+                       ("yes (cgroups)" if box.whole_box_limits else "no (per-process limits only)"),
+            "fingerprint": fingerprint(sources, kit),
+            "tests": tests,
+        }
+    finally:
+        box.close()
+    write_report(report, out_dir)
     return report
 
 
-def check_status(results_dir: Path, key: str, check: str) -> dict:
-    """The status of one check from doctest's own result and the sandbox's record of the process."""
-    status_file = results_dir / f"{key}.status"
-    results_file = results_dir / f"{key}.results"
-    if not status_file.exists():
-        return {"status": "failed", "message": "the check was not run"}
-    fields = status_file.read_text().split()
-    record = dict(zip(fields[::2], fields[1::2]))
-    code, elapsed, limit = int(record["exit"]), float(record["elapsed"]), float(record["limit"])
-    outcome, message = None, ""
-    if results_file.exists():
-        for line in results_file.read_text(errors="replace").splitlines():
-            parts = line.split("\t")
-            if len(parts) >= 2 and parts[1] == check and parts[0] != "start":
-                if outcome not in ("failed", "crashed"):
-                    outcome = parts[0]
-                    message = unescape(parts[2]) if len(parts) > 2 else ""
-    if code == 137 and elapsed >= limit - 0.05:
-        return {"status": "timed_out", "message": f"still running after {limit:g} s"}
-    if code > 128 or (code < 0):
-        signal = code - 128
-        names = {6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL", 11: "SIGSEGV", 7: "SIGBUS", 24: "SIGXCPU",
-                 25: "SIGXFSZ"}
-        return {"status": "crashed", "message": f"the process died of {names.get(signal, f'signal {signal}')}"}
-    if outcome is None:
-        return {"status": "failed",
-                "message": f"the process ended (exit code {code}) before the check reported a result"}
-    if outcome == "passed" and code == 0:
-        return {"status": "passed", "message": ""}
-    return {"status": "failed", "message": cut(message or f"exit code {code}")}
+def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for info in self.chapters.values():
+            digest.update(info["checks"].read_bytes())
+        return digest.hexdigest()[:16]
+
+
+# --- intake -------------------------------------------------------------------------------------
+
+def exercises_folder(submission: Path) -> Path:
+    inner = submission / "exercises"
+    return inner if inner.is_dir() and not inner.is_symlink() else submission
+
+
+def take_sources(submission: Path, into: Path) -> tuple[dict[str, str], list[str]]:
+    """Copies the exercise files this tree names out of the submission: regular files only (no
+    symlinks, no devices, no folders in their place), at most 1 MiB each. Returns {relative path:
+    sha256} and the list of refusals."""
+    taken, refused = {}, []
+    exercises = exercises_folder(submission)
+    for chapter in all_chapters():
+        folder = exercises / chapter.folder
+        for source in chapter.sources:
+            path = folder / source
+            try:
+                info = os.lstat(path)
+                folder_info = os.lstat(folder)
+            except OSError:
+                continue  # missing: that exercise does not compile
+            if stat.S_ISLNK(folder_info.st_mode) or stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+                refused.append(f"{chapter.folder}/{source}: not a regular file (symlinks are refused)")
+                continue
+            if info.st_size > SOURCE_LIMIT:
+                refused.append(f"{chapter.folder}/{source}: larger than {SOURCE_LIMIT >> 20} MiB")
+                continue
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(SOURCE_LIMIT + 1)
+            (into / chapter.folder).mkdir(parents=True, exist_ok=True)
+            (into / chapter.folder / source).write_bytes(data)
+            taken[f"{chapter.folder}/{source}"] = hashlib.sha256(data).hexdigest()
+    return taken, refused
+
+
+# --- one submission -----------------------------------------------------------------------------
+
+def compile_in_box(box: sandbox.Box, kit: Kit, chapter: Chapter, source: str, timeout: int) -> str | None:
+    """Compiles one exercise file in the box; None when it compiled, else the first error."""
+    out = box.folder / "out" / chapter.folder
+    out.mkdir(parents=True, exist_ok=True)
+    info = kit.chapters[chapter.folder]
+    binds = [("ro", box.folder / "src" / chapter.folder, "/src"), ("rw", out, "/out"),
+             ("ro", kit.files["include"], "/kit/include")]
+    binds += [("ro", header, f"/kit/chapter/{header.name}") for header in sorted(info["dir"].glob("*.hpp"))]
+    argv = [kit.files["compiler"], "-std=c++20", "-O1", "-I/kit/chapter", "-I/kit/include",
+            "-isystem", kit.files["eigen"], f"-DSCALEBOOK_EXERCISE_CHAPTER={chapter.number}",
+            "-fdiagnostics-color=never", "-c", f"/src/{source}", "-o", f"/out/{source}.o"]
+    if not (box.folder / "src" / chapter.folder / source).exists():
+        return f"the submission has no {chapter.folder}/{source}"
+    code, output = run_boxed(box, sandbox.command(binds, argv, cpu_seconds=timeout, memory_mb=2048), timeout)
+    if code == 0:
+        return None
+    if code == 124:
+        return f"compiling {source} took longer than {timeout} s"
+    return cut(first_error(output.splitlines(), source).replace("/src/", f"{chapter.folder}/"))
+
+
+def link_in_box(box: sandbox.Box, kit: Kit, chapter: Chapter, compiled: list[str], timeout: int) -> str | None:
+    out = box.folder / "out" / chapter.folder
+    info = kit.chapters[chapter.folder]
+    binds = [("rw", out, "/out"), ("ro", info["serve"], "/kit/serve.o"),
+             ("ro", kit.files["server"], "/kit/libserver.a"), ("ro", kit.files["lib"], "/kit/liblib.a")]
+    argv = [kit.files["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in compiled], "/kit/serve.o",
+            "/kit/libserver.a", "/kit/liblib.a", "-Wl,--unresolved-symbols=ignore-all", "-o", "/out/worker"]
+    code, output = run_boxed(box, sandbox.command(binds, argv, cpu_seconds=timeout), timeout)
+    return None if code == 0 else cut(output.strip().splitlines()[-1] if output.strip() else "link failed")
+
+
+def run_boxed(box: sandbox.Box, argv: list[str], timeout: int) -> tuple[int, str]:
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace", stdin=subprocess.DEVNULL, start_new_session=True,
+                          preexec_fn=box.enter) as process:
+        try:
+            output, _ = process.communicate(timeout=timeout)
+            return process.returncode, output[-20000:]
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.communicate()
+            return 124, ""
+
+
+def classify(message: str) -> str:
+    """The status of a failed check from what the trusted check saw of the worker."""
+    if re.search(r"died of SIG|the student process ended \(it died", message):
+        return "crashed"
+    if "did not return within" in message:
+        return "timed_out"
+    return "failed"
+
+
+def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: Kit) -> dict:
+    name = submission.name
+    start = time.monotonic()
+    box = sandbox.Box(work_root / f"{name}-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        sources, refused = take_sources(submission, box.folder / "src")
+        tests, compile_errors = [], {}
+        for chapter in all_chapters():
+            info = kit.chapters[chapter.folder]
+            compiled = []
+            for exercise, source in zip(chapter.exercises, chapter.sources):
+                error = compile_in_box(box, kit, chapter, source, timeout=120)
+                if error is None:
+                    compiled.append(source)
+                else:
+                    compile_errors[exercise] = error
+            link_error = link_in_box(box, kit, chapter, compiled, timeout=120) if compiled else "nothing compiled"
+            names = [line.split("\t")[4] for line in (kit.build_dir / "checks.tsv").read_text().splitlines()
+                     if line.split("\t")[0] == chapter.folder]
+            points = {line.split("\t")[4]: int(line.split("\t")[2])
+                      for line in (kit.build_dir / "checks.tsv").read_text().splitlines()
+                      if line.split("\t")[0] == chapter.folder}
+            runnable = [n for n in names if n.split(" ", 1)[0] not in compile_errors] if link_error is None else []
+            results = {}
+            if runnable:
+                worker = box.folder / "out" / chapter.folder / "worker"
+                binds = [("ro", worker, "/worker")]
+                worker_command = sandbox.command(binds, ["/worker"], cpu_seconds=timeout + 1)
+                env = dict(os.environ, SCALEBOOK_WORKER="\x1f".join(
+                    [shutil.which(worker_command[0]) or worker_command[0], *worker_command[1:]]),
+                           SCALEBOOK_CALL_TIMEOUT=str(timeout))
+                # The trusted checks run outside the box; only the worker they start is inside.
+                results = run_checks(info["checks"], runnable, box.folder / "run" / chapter.folder,
+                                     timeout=120, skip_after_timeout=False, env=env)
+            for check in names:
+                exercise = check.split(" ", 1)[0]
+                entry = {"name": check, "chapter": chapter.folder, "exercise": exercise, "points": 0,
+                         "max_points": points[check]}
+                if exercise in compile_errors:
+                    entry.update(status="compile_error", message=compile_errors[exercise])
+                elif link_error is not None:
+                    entry.update(status="compile_error", message=link_error)
+                else:
+                    result = results.get(check)
+                    if result is None or result.status == "not_run":
+                        entry.update(status="failed", message=cut(result.message if result else "not run"))
+                    elif result.status == "passed":
+                        entry.update(status="passed", message="", points=points[check])
+                    elif result.status == "failed":
+                        entry.update(status=classify(result.message), message=cut(result.message))
+                    else:  # the trusted checks process itself crashed or hung: never the student's pass
+                        entry.update(status="failed", message=cut("the checks process: " + result.message))
+                tests.append(entry)
+        report = {
+            "submission": name,
+            "score": sum(t["points"] for t in tests),
+            "max_score": sum(t["max_points"] for t in tests),
+            "seconds": round(time.monotonic() - start, 2),
+            "refused_files": refused,
+            "sandbox": "bubblewrap; whole-box memory and process limits: " +
+                       ("yes (cgroups)" if box.whole_box_limits else "no (per-process limits only)"),
+            "fingerprint": fingerprint(sources, kit),
+            "tests": tests,
+        }
+    finally:
+        box.close()
+    write_report(report, out_dir)
+    return report
+
+
+def run_checks_with_env(binary: Path, names: list[str], work: Path, env: dict, box: sandbox.Box):
+    """The trusted checks, with SCALEBOOK_WORKER naming the boxed worker (env for this call only)."""
+    saved = {k: os.environ.get(k) for k in ("SCALEBOOK_WORKER", "SCALEBOOK_CALL_TIMEOUT")}
+    with env_lock:
+        os.environ.update({k: env[k] for k in saved})
+        try:
+            return run_checks(binary, names, work, timeout=120, skip_after_timeout=False)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
+env_lock = threading.Lock()
+
+
+def fingerprint(sources: dict[str, str], kit: Kit) -> str:
+    digest = hashlib.sha256(kit.fingerprint().encode())
+    for path, sha in sorted(sources.items()):
+        digest.update(f"{path}\t{sha}\n".encode())
+    return digest.hexdigest()
+
+
+def write_report(report: dict, out_dir: Path) -> None:
+    target = out_dir / report["submission"]
+    target.mkdir(parents=True, exist_ok=True)
+    temporary = target / "report.json.part"
+    temporary.write_text(json.dumps(report, indent=2) + "\n")
+    write_junit(report, target / "junit.xml")
+    temporary.replace(target / "report.json")  # complete or absent, never half written
+
+
+def refused_report(name: str, reason: str, maximum: int) -> dict:
+    return {"submission": name, "score": 0, "max_score": maximum, "seconds": 0, "refused": reason,
+            "tests": []}
 
 
 def write_junit(report: dict, path: Path) -> None:
@@ -192,14 +491,24 @@ def write_junit(report: dict, path: Path) -> None:
     ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
+def safe_cell(value) -> str:
+    """A spreadsheet never evaluates a cell: formula-like text gets a leading apostrophe."""
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def write_csv(reports: list[dict], path: Path) -> None:
     names = [c.folder for c in all_chapters()]
-    with open(path, "w", newline="") as out:
+    temporary = path.with_suffix(".csv.part")
+    with open(temporary, "w", newline="") as out:
         writer = csv.writer(out)
-        writer.writerow(["submission", *names, "total", "maximum"])
+        writer.writerow(["submission", *names, "total", "maximum", "note"])
         for report in sorted(reports, key=lambda r: r["submission"]):
             per_chapter = [sum(t["points"] for t in report["tests"] if t["chapter"] == c) for c in names]
-            writer.writerow([report["submission"], *per_chapter, report["score"], report["max_score"]])
+            note = report.get("refused") or "; ".join(report.get("refused_files", []))
+            writer.writerow([safe_cell(report["submission"]), *per_chapter, report["score"],
+                             report["max_score"], safe_cell(note)])
+    temporary.replace(path)
 
 
 def main() -> int:
@@ -207,55 +516,87 @@ def main() -> int:
     parser.add_argument("--out", default="grades", help="output folder (default: grades/)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="submissions graded in parallel (default: the cores)")
-    parser.add_argument("--timeout", type=int, default=5, help="seconds one check may run (default 5)")
-    parser.add_argument("--build-dir", type=Path, default=ROOT / "build" / "grading",
-                        help="where each submission is built (default: build/grading/)")
+    parser.add_argument("--timeout", type=int, default=5, help="seconds one call may run (default 5)")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip submissions whose report was written for the same files and checks")
     parser.add_argument("submissions", nargs="+", type=Path)
     args = parser.parse_args()
+    if args.jobs < 1 or args.timeout < 1:
+        parser.error("--jobs and --timeout must be at least 1")
+    try:
+        sandbox.check_available()
+    except sandbox.SandboxUnavailable as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
 
     out_dir = Path(args.out).resolve()
-    build_root = args.build_dir.resolve()
-
-    submissions = []
-    for submission in args.submissions:
-        submission = submission.resolve()
-        if not submission.is_dir():
-            print(f"grade: {submission} is not a folder", file=sys.stderr)
-            return 2
-        if out_dir == submission or out_dir in submission.parents or submission in out_dir.parents:
-            print(f"grade: --out {out_dir} must not be inside or around {submission}", file=sys.stderr)
-            return 2
-        submissions.append(submission)
-    names = [s.name for s in submissions]
-    duplicates = {n for n in names if names.count(n) > 1}
-    if duplicates:
-        print(f"grade: two submissions share the name {', '.join(sorted(duplicates))}", file=sys.stderr)
-        return 2
     out_dir.mkdir(parents=True, exist_ok=True)
+    kit = Kit(ROOT / "build" / "grading-kit")
+    log("Building the grading kit (this tree's checks, once)...")
+    kit.build()
+    maximum = sum(int(line.split("\t")[2]) for line in (kit.build_dir / "checks.tsv").read_text().splitlines() if line)
 
-    started = time.monotonic()
-    reports, failures = [], []
-    total = len(submissions)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(grade, s, out_dir, args.timeout, build_root): s for s in submissions}
-        for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
-            submission = futures[future]
-            try:
-                report = future.result()
-            except Exception as error:  # the grader itself failed for this submission
-                failures.append(f"{submission.name}: {error}")
-                log(f"[{done}/{total}] {submission.name}: grading failed: {error}")
-                continue
+    reports, todo, seen = [], [], set()
+    for submission in args.submissions:
+        name = submission.name
+        reason = None
+        if not NAME.match(name) or name.lower() in RESERVED:
+            reason = "refused: the folder's name must be letters, digits, '.', '_' or '-' and not a reserved name"
+        elif submission.is_symlink() or not submission.is_dir():
+            reason = "refused: not a folder (symlinks are refused)"
+        elif name in seen:
+            reason = "refused: another submission has the same name"
+        else:
+            resolved = submission.resolve()
+            if out_dir == resolved or out_dir in resolved.parents or resolved in out_dir.parents:
+                reason = "refused: the output folder is inside or around it"
+        safe_name = name if NAME.match(name) and name.lower() not in RESERVED else \
+            "refused-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+        seen.add(name)
+        if reason:
+            report = refused_report(safe_name, reason, maximum)
+            write_report(report, out_dir)
             reports.append(report)
-            statuses = {}
-            for t in report["tests"]:
-                statuses[t["status"]] = statuses.get(t["status"], 0) + 1
-            summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
-            log(f"[{done}/{total}] {report['submission']}: {report['score']}/{report['max_score']} "
-                f"({summary}) in {report['seconds']:.1f} s")
+            log(f"{name}: {reason}")
+            continue
+        if args.resume:
+            previous = out_dir / name / "report.json"
+            if previous.exists():
+                old = json.loads(previous.read_text())
+                with tempfile.TemporaryDirectory() as temp:
+                    sources, _ = take_sources(submission, Path(temp))
+                if old.get("fingerprint") == fingerprint(sources, kit):
+                    reports.append(old)
+                    log(f"{name}: already graded ({old['score']}/{old['max_score']})")
+                    continue
+        todo.append(submission)
+
+    work_root = Path(tempfile.mkdtemp(prefix="scalebook-grading-"))
+    started = time.monotonic()
+    failures = 0
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = {pool.submit(grade, s, out_dir, args.timeout, work_root, kit): s for s in todo}
+            for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+                submission = futures[future]
+                try:
+                    report = future.result()
+                except Exception as error:  # the grader failed for this one: one failed entry
+                    failures += 1
+                    report = refused_report(submission.name, f"grading failed: {error}", maximum)
+                    write_report(report, out_dir)
+                reports.append(report)
+                write_csv(reports, out_dir / "grades.csv")
+                statuses: dict[str, int] = {}
+                for t in report["tests"]:
+                    statuses[t["status"]] = statuses.get(t["status"], 0) + 1
+                summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+                log(f"[{done}/{len(todo)}] {report['submission']}: {report['score']}/{report['max_score']} "
+                    f"({summary or report.get('refused', '')}) in {report['seconds']:.1f} s")
+    finally:
+        shutil.rmtree(work_root, ignore_errors=True)
     write_csv(reports, out_dir / "grades.csv")
-    log(f"graded {len(reports)} of {total} submissions in {time.monotonic() - started:.1f} s; "
-        f"{out_dir / 'grades.csv'}")
+    log(f"graded {len(todo)} submissions in {time.monotonic() - started:.1f} s; {out_dir / 'grades.csv'}")
     return 1 if failures else 0
 
 

@@ -300,6 +300,7 @@ def cmd_run(args) -> int:
     out_dir = STATE / f"lesson-{chapter.folder}"
     out_dir.mkdir(parents=True, exist_ok=True)
     if args.reference:
+        instructors_only("the reference solution (run --reference)")
         target = f"{chapter.target}_lesson"
     else:
         record = check_chapter(chapter)
@@ -319,6 +320,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_test(args) -> int:
+    instructors_only("the maintainers' test")
     packages.ensure(STAMP)
     configure("reference", REFERENCE_BUILD, REFERENCE_BUILD / "workbook")
     progress = ui.Progress("Building the reference track, its checks, the stubs' proof, the bug zoo "
@@ -336,7 +338,23 @@ def cmd_test(args) -> int:
     return subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL).returncode
 
 
+EDITION = ROOT / "EDITION"
+
+
+def instructors_only(what: str) -> None:
+    if EDITION.exists():
+        raise UsageError(f"{what} is not part of the student edition "
+                         f"({EDITION.read_text().strip()})")
+
+
+def cmd_release(args) -> int:
+    instructors_only("release")
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "release.py"), *args.release_args],
+                          stdin=subprocess.DEVNULL).returncode
+
+
 def cmd_grade(args) -> int:
+    instructors_only("grading")
     packages.ensure(STAMP)
     return subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), *args.grade_args],
                           stdin=subprocess.DEVNULL).returncode
@@ -376,6 +394,8 @@ def parser() -> argparse.ArgumentParser:
     command("progress", cmd_progress, "per-chapter progress and the next step")
     sub = command("grade", cmd_grade, "instructors: grade submissions (./workbook grade --help)")
     sub.add_argument("grade_args", nargs=argparse.REMAINDER, metavar="...")
+    sub = command("release", cmd_release, "instructors: write the student edition (no solutions) into DIR")
+    sub.add_argument("release_args", nargs=argparse.REMAINDER, metavar="DIR")
     sub = command("test", cmd_test, "maintainers and CI: build the reference track and run every test")
     sub.add_argument("ctest_args", nargs=argparse.REMAINDER, metavar="CTEST_ARGS",
                      help="passed to ctest (e.g. -R ch03)")

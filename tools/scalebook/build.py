@@ -2,6 +2,8 @@
 exercise file that does not compile costs that exercise only."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -115,11 +117,41 @@ def first_error(lines: list[str], source: str) -> str:
     return "the file does not compile"
 
 
+def forget_changed_sources(build_dir: Path, chapter: Chapter, state_dir: Path) -> None:
+    """ninja rebuilds by modification time; a file copied with its old time (cp -p, a backup, an
+    editor that keeps times) would keep its stale object. Content hashes decide instead: an
+    exercise whose text changed since the last build loses its object, so it is compiled again."""
+    record = state_dir / f"{chapter.folder}.sources.json"
+    before = json.loads(record.read_text()) if record.exists() else {}
+    now = {}
+    table = build_dir / "chapters" / chapter.folder / "exercises.tsv"
+    if not table.exists():
+        return
+    track = track_dir(build_dir)
+    for exercise, source, obj in exercise_objects(build_dir, chapter):
+        path = track / chapter.folder / source
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+        now[source] = digest
+        if before.get(source) not in (None, digest):
+            obj.unlink(missing_ok=True)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(now))
+
+
+def track_dir(build_dir: Path) -> Path:
+    """SCALEBOOK_TRACK_DIR of a configured build."""
+    for line in (build_dir / "CMakeCache.txt").read_text().splitlines():
+        if line.startswith("SCALEBOOK_TRACK_DIR:"):
+            return Path(line.split("=", 1)[1])
+    return ROOT / "exercises"
+
+
 def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,
                  progress: Progress | None = None, timeout: float | None = None) -> ChapterBuild:
     """Builds chNN_checks. When some exercise files do not compile, links chNN_checks_partial from
     the objects of those that did, so the other exercises keep their verdicts."""
     log = state_dir / f"{chapter.folder}.build.log"
+    forget_changed_sources(build_dir, chapter, state_dir)
     checks = build_dir / "chapters" / chapter.folder / f"{chapter.target}_checks"
     code, output = build(build_dir, [f"{chapter.target}_checks"], log, progress, keep_going=True,
                          timeout=timeout)

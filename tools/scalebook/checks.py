@@ -56,7 +56,8 @@ def read_results(path: Path) -> list[tuple[str, str, str]]:
 
 
 def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
-               wrapper: list[str] | None = None, skip_after_timeout: bool = True) -> dict[str, CheckResult]:
+               wrapper: list[str] | None = None, skip_after_timeout: bool = True,
+               env: dict[str, str] | None = None) -> dict[str, CheckResult]:
     """Runs every check in NAMES (the registered names, in order) and returns a result for each.
     SKIP_AFTER_TIMEOUT: once a check times out, the same exercise's other checks are not run
     (a student waits for one time limit, not one per check)."""
@@ -73,7 +74,7 @@ def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
         if rounds > 1:
             command.append(f"--test-case={doctest_filter(remaining)}")
         log = open(work_dir / f"output.{rounds}.log", "w")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
                                    stdin=subprocess.DEVNULL, cwd=work_dir, start_new_session=True)
         running, since, seen = None, time.monotonic(), 0
         stalled = None
@@ -177,7 +178,7 @@ def registered_checks(build_dir: Path, chapter_folder: str) -> list[str]:
 def diagnosis(message: str) -> str:
     """The one line that says what is wrong: a named mistake if the check found one, else the
     message's first part."""
-    parts = [p.strip() for p in re.split(r"\s\|\s|\n", message) if p.strip()]
+    parts = [re.sub(r"^threw: ", "", p.strip()) for p in re.split(r"\s\|\s|\n", message) if p.strip()]
     for part in parts:
         if "known mistake" in part or part.endswith("?"):
             return part

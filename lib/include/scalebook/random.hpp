@@ -24,6 +24,19 @@ class Rng {
   double uniform();          ///< in [0, 1)
   double normal();           ///< standard normal, mean 0 and variance 1
 
+  /// Everything that decides the next numbers: the grader carries a generator across processes.
+  struct State {
+    std::array<std::uint64_t, 4> words;
+    double spare_normal;
+    bool has_spare;
+  };
+  State state() const { return {state_, spare_normal_, has_spare_}; }
+  void restore(const State& s) {
+    state_ = s.words;
+    spare_normal_ = s.spare_normal;
+    has_spare_ = s.has_spare;
+  }
+
  private:
   std::array<std::uint64_t, 4> state_{};
   double spare_normal_ = 0.0;

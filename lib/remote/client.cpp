@@ -1,0 +1,229 @@
+// The proxy side of scalebook/remote.hpp: starts the worker (the command in SCALEBOOK_WORKER,
+// words separated by the unit separator \x1f), sends one request per call and waits for the reply
+// at most SCALEBOOK_CALL_TIMEOUT seconds (default 5). A worker that fails is killed with its whole
+// process group and started again for the next call.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cxxabi.h>
+#include <string>
+#include <vector>
+
+#include "scalebook/remote.hpp"
+
+namespace scalebook::remote {
+namespace {
+
+constexpr std::uint64_t kMaxReply = 512ull << 20;  // a reply larger than this is garbage
+
+struct Worker {
+  pid_t pid = -1;
+  int to_worker = -1;
+  int from_worker = -1;
+};
+
+Worker& worker() {
+  static Worker w;
+  return w;
+}
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGXCPU: return "SIGXCPU (CPU time limit)";
+    case SIGXFSZ: return "SIGXFSZ (file size limit)";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+// Reaps the worker, killing its process group if it is still there after GRACE seconds (a worker
+// that closed its pipe is usually dying already); returns how it ended, for the message.
+std::string stop_worker(double grace = 0.0) {
+  Worker& w = worker();
+  std::string how = "it stopped";
+  if (w.pid > 0) {
+    int status = 0;
+    pid_t done = waitpid(w.pid, &status, WNOHANG);
+    for (int waited = 0; done == 0 && waited < grace * 100; ++waited) {
+      usleep(10000);
+      done = waitpid(w.pid, &status, WNOHANG);
+    }
+    if (done == 0) {
+      kill(-w.pid, SIGKILL);
+      kill(w.pid, SIGKILL);
+      waitpid(w.pid, &status, 0);
+      how = "it was stopped";
+    }
+    // A sandbox (bwrap) reports its command's death by signal N as exit status 128 + N.
+    if (WIFSIGNALED(status)) how = "it died of " + signal_name(WTERMSIG(status));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) > 128)
+      how = "it died of " + signal_name(WEXITSTATUS(status) - 128);
+    else if (WIFEXITED(status)) how = "it exited with status " + std::to_string(WEXITSTATUS(status));
+  }
+  if (w.to_worker >= 0) close(w.to_worker);
+  if (w.from_worker >= 0) close(w.from_worker);
+  w = Worker{};
+  return how;
+}
+
+void start_worker() {
+  const char* command = std::getenv("SCALEBOOK_WORKER");
+  if (command == nullptr || *command == '\0')
+    throw CallFailed("SCALEBOOK_WORKER is not set: this checks binary calls a worker process");
+  std::vector<std::string> words;
+  std::string word;
+  for (const char* c = command; *c != '\0'; ++c) {
+    if (*c == '\x1f') {
+      words.push_back(word);
+      word.clear();
+    } else {
+      word += *c;
+    }
+  }
+  words.push_back(word);
+  int requests[2], replies[2];
+  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0)
+    throw CallFailed("cannot make the pipes to the worker");
+  const pid_t pid = fork();
+  if (pid < 0) throw CallFailed("cannot start the worker (fork failed)");
+  if (pid == 0) {
+    setpgid(0, 0);
+    // The worker reads requests on fd 3 and writes replies on fd 4; its stdout and stderr go to
+    // /dev/null (printing cannot reach the checks' output), its stdin is empty.
+    dup2(requests[0], 3);
+    dup2(replies[1], 4);
+    const int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  close(requests[0]);
+  close(replies[1]);
+  worker() = Worker{pid, requests[1], replies[0]};
+}
+
+double seconds_now() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Reads exactly size bytes before the deadline; false on EOF, error or time-out (timed_out set).
+bool read_fully(int fd, char* out, std::size_t size, double deadline, bool& timed_out) {
+  while (size > 0) {
+    const double left = deadline - seconds_now();
+    if (left <= 0) {
+      timed_out = true;
+      return false;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    const ssize_t got = read(fd, out, size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got;
+    size -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool write_fully(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t put = write(fd, data, size);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    data += put;
+    size -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+double call_timeout() {
+  const char* text = std::getenv("SCALEBOOK_CALL_TIMEOUT");
+  const double value = text != nullptr ? std::atof(text) : 0.0;
+  return value > 0 ? value : 5.0;
+}
+
+}  // namespace
+
+std::vector<char> exchange(const char* exercise, const char* function, std::vector<char> request) {
+  static const bool ignore_sigpipe = [] {
+    signal(SIGPIPE, SIG_IGN);
+    return true;
+  }();
+  (void)ignore_sigpipe;
+  if (worker().pid < 0) start_worker();
+  Writer header;
+  Codec<std::string>::put(header, exercise);
+  Codec<std::string>::put(header, function);
+  std::vector<char> frame = std::move(header.buffer());
+  frame.insert(frame.end(), request.begin(), request.end());
+  const std::uint64_t size = frame.size();
+  const std::string what = std::string(function) + " (exercise " + exercise + ") ";
+  if (!write_fully(worker().to_worker, reinterpret_cast<const char*>(&size), sizeof size) ||
+      !write_fully(worker().to_worker, frame.data(), frame.size())) {
+    throw CallFailed(what + "could not be called: the student process is gone (" + stop_worker(2.0) + ")");
+  }
+  const double limit = call_timeout();
+  const double deadline = seconds_now() + limit;
+  bool timed_out = false;
+  std::uint64_t reply_size = 0;
+  if (!read_fully(worker().from_worker, reinterpret_cast<char*>(&reply_size), sizeof reply_size, deadline,
+                  timed_out)) {
+    if (timed_out) {
+      stop_worker();
+      throw CallFailed(what + "did not return within " + std::to_string(static_cast<int>(limit)) +
+                       " s: an endless loop?");
+    }
+    throw CallFailed(what + "gave no result: the student process ended (" + stop_worker(2.0) + ")");
+  }
+  if (reply_size == 0 || reply_size > kMaxReply) {
+    stop_worker();
+    throw CallFailed(what + "sent garbage instead of a result (" + std::to_string(reply_size) + " bytes)");
+  }
+  std::vector<char> reply(reply_size);
+  if (!read_fully(worker().from_worker, reply.data(), reply.size(), deadline, timed_out)) {
+    const std::string how = stop_worker(timed_out ? 0.0 : 2.0);
+    throw CallFailed(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"));
+  }
+  return reply;
+}
+
+void rethrow(Reader& in, const char* exercise, const char* function) {
+  const std::string type = Codec<std::string>::get(in);
+  const std::string message = Codec<std::string>::get(in);
+  if (type == "scalebook::ShapeError") throw ShapeError(message);
+  if (type == "scalebook::ValueError") throw ValueError(message);
+  if (type == "scalebook::NotImplemented") throw NotImplemented(exercise, function);
+  if (type == "scalebook::Error") throw Error(message);
+  if (type == "std::invalid_argument") throw std::invalid_argument(message);
+  if (type == "std::out_of_range") throw std::out_of_range(message);
+  if (type == "std::domain_error") throw std::domain_error(message);
+  if (type == "std::length_error") throw std::length_error(message);
+  if (type == "std::logic_error") throw std::logic_error(message);
+  if (type == "std::runtime_error") throw std::runtime_error(message);
+  if (type == "std::range_error") throw std::range_error(message);
+  if (type == "std::overflow_error") throw std::overflow_error(message);
+  throw OtherException(type, message);
+}
+
+}  // namespace scalebook::remote

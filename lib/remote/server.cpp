@@ -1,0 +1,99 @@
+// The worker side of scalebook/remote.hpp: main() of the process that runs a submission's code in
+// the sandbox. Reads requests on fd 3, writes replies on fd 4, until fd 3 closes.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cxxabi.h>
+#include <map>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "scalebook/remote.hpp"
+
+namespace scalebook::remote {
+namespace {
+
+std::map<std::string, Handler>& table() {
+  static std::map<std::string, Handler> handlers;
+  return handlers;
+}
+
+bool read_fully(int fd, char* out, std::size_t size) {
+  while (size > 0) {
+    const ssize_t got = read(fd, out, size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got;
+    size -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool write_fully(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t put = write(fd, data, size);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    data += put;
+    size -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+std::string current_exception_type() {
+  const std::type_info* type = abi::__cxa_current_exception_type();
+  if (type == nullptr) return "unknown";
+  int status = 0;
+  char* name = abi::__cxa_demangle(type->name(), nullptr, nullptr, &status);
+  std::string result = status == 0 && name != nullptr ? name : type->name();
+  std::free(name);
+  if (result.rfind("std::__cxx11::", 0) == 0) result = "std::" + result.substr(14);
+  return result;
+}
+
+void exception_reply(Writer& out, const std::string& type, const std::string& message) {
+  out.buffer().clear();
+  out.raw<std::uint8_t>(1);
+  Codec<std::string>::put(out, type);
+  Codec<std::string>::put(out, message.substr(0, 4096));
+}
+
+}  // namespace
+
+Served::Served(const char* exercise, const char* function, Handler handler) {
+  table()[std::string(exercise) + "/" + function] = handler;
+}
+
+}  // namespace scalebook::remote
+
+int main() {
+  using namespace scalebook::remote;
+  while (true) {
+    std::uint64_t size = 0;
+    if (!read_fully(3, reinterpret_cast<char*>(&size), sizeof size)) return 0;
+    if (size > (1ull << 31)) return 3;
+    std::vector<char> frame(size);
+    if (!read_fully(3, frame.data(), frame.size())) return 3;
+    Writer out;
+    try {
+      Reader in(frame.data(), frame.size());
+      const std::string exercise = Codec<std::string>::get(in);
+      const std::string function = Codec<std::string>::get(in);
+      const auto found = table().find(exercise + "/" + function);
+      if (found == table().end()) {
+        exception_reply(out, "scalebook::remote::Unknown", function + " is not served by this worker");
+      } else {
+        found->second(in, out);
+      }
+    } catch (const std::exception& error) {
+      exception_reply(out, current_exception_type(), error.what());
+    } catch (...) {
+      exception_reply(out, current_exception_type(), "(not a std::exception)");
+    }
+    const std::uint64_t reply_size = out.buffer().size();
+    if (!write_fully(4, reinterpret_cast<const char*>(&reply_size), sizeof reply_size) ||
+        !write_fully(4, out.buffer().data(), out.buffer().size()))
+      return 4;
+  }
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""The student edition end to end: `./workbook release` writes it; a clean clone of it has no
+solutions, no bug zoo and no instructor sections; `./workbook` starts there (book included) and
+`run --reference` says the reference is not part of it; a submission made from it, with 3.1 solved,
+is graded by this tree with exactly 3.1's points."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+failures: list[str] = []
+
+
+def expect(condition: bool, what: str) -> None:
+    print(("ok   " if condition else "FAIL ") + what, flush=True)
+    if not condition:
+        failures.append(what)
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="scalebook-release-") as temp:
+        base = Path(temp)
+        edition, clone = base / "edition", base / "student"
+        result = subprocess.run([str(ROOT / "workbook"), "release", str(edition)], capture_output=True, text=True)
+        expect(result.returncode == 0, f"release writes the edition ({result.stdout[-300:]}{result.stderr[-300:]})")
+        subprocess.run(["git", "clone", "-q", str(edition), str(clone)], check=True)
+        expect(not (clone / "solutions").exists(), "the edition has no solutions/")
+        expect(not any(clone.glob("chapters/*/bugzoo")), "the edition has no bug zoo")
+        expect(not any("\\if instructor" in p.read_text() for p in clone.glob("chapters/*/lesson.md")),
+               "the edition's pages have no instructor sections")
+        log = subprocess.run(["git", "log", "--oneline"], cwd=clone, capture_output=True, text=True).stdout
+        expect(len(log.splitlines()) == 1, "the edition has its own history (one commit)")
+
+        env = dict(os.environ, NO_COLOR="1")
+        subprocess.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={ROOT / 'build' / 'ccache'}"],
+                       cwd=clone, check=True, stdout=subprocess.DEVNULL)
+        start = subprocess.run([str(clone / "workbook")], cwd=clone, capture_output=True, text=True, env=env)
+        expect(start.returncode == 0 and "chapter 3  0/5" in start.stdout and
+               (clone / "build" / "student" / "docs" / "html" / "index.html").exists(),
+               "./workbook starts in the edition: progress and the book")
+        reference = subprocess.run([str(clone / "workbook"), "run", "3", "--reference"], cwd=clone,
+                                   capture_output=True, text=True, env=env)
+        expect(reference.returncode == 2 and "not part of the student edition" in reference.stderr,
+               "run --reference says the reference is not part of the edition")
+
+        shutil.copy2(ROOT / "solutions" / "03-attention-scaling" / "ex1_dot_scores.cpp",
+                     clone / "exercises" / "03-attention-scaling" / "ex1_dot_scores.cpp")
+        check = subprocess.run([str(clone / "workbook"), "check", "3"], cwd=clone, capture_output=True,
+                               text=True, env=env)
+        expect("✓ 3.1" in check.stdout, f"in the edition, a solved 3.1 passes its checks {check.stdout[-600:]}{check.stderr[-600:]}")
+        submission = base / "alice"
+        shutil.copytree(clone, submission, ignore=shutil.ignore_patterns("build", ".git"))
+        grades = base / "grades"
+        graded = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(grades),
+                                 str(submission)], capture_output=True, text=True)
+        print(graded.stdout[-500:])
+        report = json.loads((grades / "alice" / "report.json").read_text())
+        points_31 = sum(t["max_points"] for t in report["tests"] if t["exercise"] == "3.1")
+        expect(report["score"] == points_31 and points_31 > 0,
+               f"this tree grades the edition's submission: {report['score']} = 3.1's {points_31} points")
+    print(f"{len(failures)} failed" if failures else "every release expectation holds")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
