@@ -147,3 +147,14 @@ TiledAttention tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v
                                Index block_k, Masking masking = Masking::None);
 
 }  // namespace scalebook::ch07
+
+// For grading, the chapter's structs travel between processes field by field
+// (scalebook/remote.hpp, included before this header where it is needed).
+#ifdef SCALEBOOK_REMOTE_FIELDS
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::AttentionFlops, scores, softmax, weighted_sum);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerShape, d_model, n_heads, d_ff);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerFlops, projections, attention, mlp);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::AttentionMemory, naive, tiled);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::SoftmaxState, max, sum);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::TiledAttention, output, tiles_computed, tiles_skipped);
+#endif
