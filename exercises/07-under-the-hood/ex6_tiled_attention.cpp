@@ -26,6 +26,9 @@ namespace scalebook::ch07 {
 // sum AND the accumulator whenever the maximum grows. Divide by the sum at the end. With a causal
 // mask, skip the tiles in which every score is masked (count them in tiles_skipped) and mask the
 // others entry by entry. Never allocate an (n_q, n_k) matrix.
+// Products: Eigen's own (a * b.transpose() on blocks) are what make this fast, but cost a few
+// seconds of compile time per save; scalebook::matmul and matmul_transposed (scalebook/linalg.hpp,
+// compiled once) take whole matrices: copy a block into a Matrix first.
 TiledAttention tiled_attention([[maybe_unused]] const Matrix& q, [[maybe_unused]] const Matrix& k,
                                [[maybe_unused]] const Matrix& v, [[maybe_unused]] Index block_q,
                                [[maybe_unused]] Index block_k, [[maybe_unused]] Masking masking) {

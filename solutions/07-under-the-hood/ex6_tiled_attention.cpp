@@ -12,7 +12,6 @@
 // maximum, the exponentials and the sums of one query run over contiguous memory.
 #include "under_the_hood.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
