@@ -303,6 +303,19 @@ Matrix row_of(std::initializer_list<double> xs) {
 
 }  // namespace
 
+// The memory proof measures tiled_attention where it runs. Here, in this process; the grading
+// path's checks binary links a proxy of the same name instead (strong, so it wins over this weak
+// definition), which measures inside the worker (remote.def).
+namespace scalebook::ch07 {
+__attribute__((weak)) HeapUse tiled_attention_heap_use(const Matrix& q, const Matrix& k, const Matrix& v,
+                                                       Index block_q, Index block_k, Masking masking) {
+  AllocationMeter meter;
+  const TiledAttention result = tiled_attention(q, k, v, block_q, block_k, masking);
+  const AllocationReading reading = meter.stop();
+  return {reading.peak_bytes, reading.largest_block};
+}
+}  // namespace scalebook::ch07
+
 TEST_SUITE("07-under-the-hood") {
 
 // ---- 7.1 attention_flops ---------------------------------------------------------------------------
@@ -694,14 +707,14 @@ TEST_CASE("7.6 tiled attention never allocates an n by n matrix") {
   }
   for (Masking masking : {Masking::None, Masking::CausalTopLeft}) {
     INFO("masking = ", masking_name(masking));
-    AllocationMeter meter;
-    const TiledAttention result = tiled_attention(q, k, v, block, block, masking);
-    const AllocationReading tiled = meter.stop();
+    // Measured where tiled_attention runs: here, or in the grader's worker process.
+    const HeapUse tiled = tiled_attention_heap_use(q, k, v, block, block, masking);
     CHECK_MESSAGE(tiled.largest_block < n_by_n / 8, "the largest allocation is ", tiled.largest_block,
                   " bytes; the n x n score matrix would be ", n_by_n);
     CHECK_MESSAGE(tiled.peak_bytes <= bound, "at most ", tiled.peak_bytes, " bytes were live at once; allowed ",
                   bound, " (the n x n matrix alone is ", n_by_n, ")");
-    CHECK(result.output.rows() == n);
+    CHECK_MESSAGE(tiled.peak_bytes >= n * d * static_cast<std::int64_t>(sizeof(double)),
+                  "the output alone is n x d doubles: the allocation meter does not see tiled_attention");
   }
 }
 

@@ -146,6 +146,18 @@ struct TiledAttention {
 TiledAttention tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
                                Index block_k, Masking masking = Masking::None);
 
+/// \brief Heap use of one call (for the checks' memory proof; not an exercise).
+struct HeapUse {
+  std::int64_t peak_bytes = 0;     ///< most bytes live at once during the call
+  std::int64_t largest_block = 0;  ///< the largest single allocation
+};
+
+/// \brief Not an exercise: runs tiled_attention() and counts every heap allocation it makes, in
+/// the process that runs it — the checks' own, or the grader's worker (chapter 7's remote.def and
+/// allocation_meter.hpp provide it; students write nothing for it).
+HeapUse tiled_attention_heap_use(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
+                                 Index block_k, Masking masking);
+
 }  // namespace scalebook::ch07
 
 // For grading, the chapter's structs travel between processes field by field
@@ -157,4 +169,5 @@ SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerFlops, projections, attention, mlp
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::AttentionMemory, naive, tiled);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::SoftmaxState, max, sum);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::TiledAttention, output, tiles_computed, tiles_skipped);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::HeapUse, peak_bytes, largest_block);
 #endif
