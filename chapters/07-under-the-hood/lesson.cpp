@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
       const Index n_star = crossover_length(m.shape);
       //! [code-crossover]
       std::printf("%-26s %9ld %14.2f\n", m.name, static_cast<long>(n_star),
-                  static_cast<double>(n_star) / static_cast<double>(m.shape.d_model));
+                  static_cast<double>(n_star) / static_cast<double>(m.shape.model_width));
     }
     const Index gpt2_star = crossover_length(gpt2);
     lesson.end("crossover");

@@ -50,9 +50,9 @@ AttentionFlops attention_flops(Index n_q, Index n_k, Index d_k, Index d_v);
 
 /// \brief The shape of one Transformer layer (an encoder block without its normalisations).
 struct LayerShape {
-  Index d_model = 0;  ///< width of the residual stream
-  Index n_heads = 0;  ///< attention heads; d_model must be a multiple of it (d_k = d_v = d_model / n_heads)
-  Index d_ff = 0;     ///< hidden width of the MLP (4·d_model in most models)
+  Index model_width = 0;  ///< \f$d_{model}\f$, the width of the residual stream
+  Index heads = 0;        ///< attention heads; model_width must be a multiple of it (\f$d_k = d_v = d_{model}/h\f$)
+  Index mlp_width = 0;    ///< \f$d_{ff}\f$, the hidden width of the MLP (4·model_width in most models)
 };
 
 /// \brief The FLOPs of one Transformer layer on a sequence of n tokens.
@@ -66,7 +66,7 @@ struct LayerFlops {
 
 /// \brief Exercise 7.2: the FLOPs of a whole layer: projections and MLP grow like n, attention like
 /// n². Biases, activations, normalisations and residual additions are left out (they are O(n·d)).
-/// \throws ShapeError if n or a width is below 1, or d_model is not a multiple of n_heads
+/// \throws ShapeError if n, a width or heads is below 1, or model_width is not a multiple of heads
 LayerFlops layer_flops(Index n, const LayerShape& shape);
 
 /// \brief Exercise 7.3: the shortest sequence length n at which attention's FLOPs reach the
@@ -146,7 +146,8 @@ struct TiledAttention {
 TiledAttention tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
                                Index block_k, Masking masking = Masking::None);
 
-/// \brief Heap use of one call (for the checks' memory proof; not an exercise).
+/// \cond
+// Heap use of one call (for the checks' memory proof; not an exercise).
 struct HeapUse {
   std::int64_t peak_bytes = 0;     ///< most bytes live at once during the call
   std::int64_t largest_block = 0;  ///< the largest single allocation
@@ -157,6 +158,7 @@ struct HeapUse {
 /// allocation_meter.hpp provide it; students write nothing for it).
 HeapUse tiled_attention_heap_use(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
                                  Index block_k, Masking masking);
+/// \endcond
 
 }  // namespace scalebook::ch07
 
@@ -164,7 +166,7 @@ HeapUse tiled_attention_heap_use(const Matrix& q, const Matrix& k, const Matrix&
 // (scalebook/remote.hpp, included before this header where it is needed).
 #ifdef SCALEBOOK_REMOTE_FIELDS
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::AttentionFlops, scores, softmax, weighted_sum);
-SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerShape, d_model, n_heads, d_ff);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerShape, model_width, heads, mlp_width);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerFlops, projections, attention, mlp);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::AttentionMemory, naive, tiled);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::SoftmaxState, max, sum);

@@ -8,7 +8,7 @@
 //
 // Shapes: q is (n_q, d_k), k is (n_k, d_k), v is (n_k, d_v); scores and weights are (n_q, n_k).
 // Bad input throws ShapeError or ValueError whose message starts with the function's name:
-// require_positive("crossover_length", "d_model", shape.d_model) and the other
+// require_positive("crossover_length", "d_model", shape.model_width) and the other
 // require_* helpers of scalebook/core.hpp do it.
 // Remove [[maybe_unused]] from a parameter once you use it.
 #include "under_the_hood.hpp"

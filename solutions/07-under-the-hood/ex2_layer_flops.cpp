@@ -10,21 +10,21 @@ namespace scalebook::ch07 {
 
 LayerFlops layer_flops(Index n, const LayerShape& shape) {
   require_positive("layer_flops", "n", n);
-  require_positive("layer_flops", "d_model", shape.d_model);
-  require_positive("layer_flops", "n_heads", shape.n_heads);
-  require_positive("layer_flops", "d_ff", shape.d_ff);
-  if (shape.d_model % shape.n_heads != 0) {
-    throw ShapeError("layer_flops: d_model " + std::to_string(shape.d_model) +
-                     " is not a multiple of n_heads " + std::to_string(shape.n_heads));
+  require_positive("layer_flops", "d_model", shape.model_width);
+  require_positive("layer_flops", "n_heads", shape.heads);
+  require_positive("layer_flops", "d_ff", shape.mlp_width);
+  if (shape.model_width % shape.heads != 0) {
+    throw ShapeError("layer_flops: d_model " + std::to_string(shape.model_width) +
+                     " is not a multiple of n_heads " + std::to_string(shape.heads));
   }
-  const Count d = shape.d_model, d_head = shape.d_model / shape.n_heads;
+  const Count d = shape.model_width, d_head = shape.model_width / shape.heads;
   LayerFlops flops;
   flops.projections = 4 * (2 * Count{n} * d * d);              // Q, K, V and the output projection
   const Count per_head = 2 * Count{n} * n * d_head             // scores
                          + 5 * Count{n} * n                    // softmax
                          + 2 * Count{n} * n * d_head;          // weights times V
-  flops.attention = shape.n_heads * per_head;
-  flops.mlp = 2 * (2 * Count{n} * d * shape.d_ff);             // up to d_ff and back down
+  flops.attention = shape.heads * per_head;
+  flops.mlp = 2 * (2 * Count{n} * d * shape.mlp_width);             // up to d_ff and back down
   return flops;
 }
 

@@ -9,16 +9,16 @@
 namespace scalebook::ch07 {
 
 Index crossover_length(const LayerShape& shape) {
-  require_positive("crossover_length", "d_model", shape.d_model);
-  require_positive("crossover_length", "n_heads", shape.n_heads);
-  require_positive("crossover_length", "d_ff", shape.d_ff);
-  if (shape.d_model % shape.n_heads != 0) {
-    throw ShapeError("crossover_length: d_model " + std::to_string(shape.d_model) +
-                     " is not a multiple of n_heads " + std::to_string(shape.n_heads));
+  require_positive("crossover_length", "d_model", shape.model_width);
+  require_positive("crossover_length", "n_heads", shape.heads);
+  require_positive("crossover_length", "d_ff", shape.mlp_width);
+  if (shape.model_width % shape.heads != 0) {
+    throw ShapeError("crossover_length: d_model " + std::to_string(shape.model_width) +
+                     " is not a multiple of n_heads " + std::to_string(shape.heads));
   }
-  const Count d = shape.d_model;
-  const Count per_token_linear = 8 * d * d + 4 * d * shape.d_ff;  // linear(n) = n · this
-  const Count per_pair_attention = 4 * d + 5 * shape.n_heads;     // attention(n) = n² · this
+  const Count d = shape.model_width;
+  const Count per_token_linear = 8 * d * d + 4 * d * shape.mlp_width;  // linear(n) = n · this
+  const Count per_pair_attention = 4 * d + 5 * shape.heads;     // attention(n) = n² · this
   // The smallest integer n with n · per_pair_attention >= per_token_linear: a ceiling division.
   return static_cast<Index>((per_token_linear + per_pair_attention - 1) / per_pair_attention);
 }
