@@ -244,7 +244,7 @@ void check_tiled(const Matrix& q, const Matrix& k, const Matrix& v, Index block_
                  Masking masking) {
   INFO("n_q = ", q.rows(), ", n_k = ", k.rows(), ", d_k = ", q.cols(), ", d_v = ", v.cols(),
        ", block_q = ", block_q, ", block_k = ", block_k, ", masking = ", masking_name(masking));
-  const TiledAttention result = tiled_attention(q, k, v, block_q, block_k, masking);
+  const TiledResult result = tiled_attention(q, k, v, block_q, block_k, masking);
   const Index total = ceil_div(q.rows(), block_q) * ceil_div(k.rows(), block_k);
   const Index with_allowed = tiles_with_allowed_scores(q.rows(), k.rows(), block_q, block_k, masking);
   CHECK_MESSAGE(result.tiles_computed + result.tiles_skipped == total,
@@ -310,7 +310,7 @@ namespace scalebook::ch07 {
 __attribute__((weak)) HeapUse tiled_attention_heap_use(const Matrix& q, const Matrix& k, const Matrix& v,
                                                        Index block_q, Index block_k, Masking masking) {
   AllocationMeter meter;
-  const TiledAttention result = tiled_attention(q, k, v, block_q, block_k, masking);
+  const TiledResult result = tiled_attention(q, k, v, block_q, block_k, masking);
   const AllocationReading reading = meter.stop();
   return {reading.peak_bytes, reading.largest_block};
 }
@@ -324,14 +324,14 @@ TEST_CASE("7.1 a worked example counts each stage") {
   // n_q = 3 queries, n_k = 5 keys: 15 scores. Each is a dot product of length d_k = 4: 4 multiply-
   // adds = 8 FLOPs, 120 in all. Softmax: 5 FLOPs per score, 75. Weights times V (d_v = 2): each
   // weight multiplies and adds into 2 outputs, 4 FLOPs, 60 in all. Total 255.
-  const AttentionFlops f = attention_flops(3, 5, 4, 2);
+  const StageFlops f = attention_flops(3, 5, 4, 2);
   const std::string why = f.scores == 60 || f.weighted_sum == 30 ? kMultiplyAddAsOne : "";
   CHECK_MESSAGE(f.scores == 120, "scores: 15 dot products of length 4. ", why);
   CHECK_MESSAGE(f.softmax == 75, "softmax: 5 FLOPs per score (scale, subtract max, exp, add, divide)");
   CHECK_MESSAGE(f.weighted_sum == 60, "weighted sum: 15 weights times rows of length 2. ", why);
   CHECK(f.total() == 255);
   // d_k and d_v are not interchangeable, nor are n_q and n_k... but the count is symmetric in them.
-  const AttentionFlops g = attention_flops(5, 3, 2, 4);
+  const StageFlops g = attention_flops(5, 3, 2, 4);
   CHECK_MESSAGE(g.scores == 60, "n_q = 5, n_k = 3, d_k = 2: 15 dot products of length 2. ", g.scores == 30 ? kMultiplyAddAsOne : "");
   CHECK_MESSAGE(g.weighted_sum == 120, "d_v = 4: 15 weights times rows of length 4");
 }
@@ -339,7 +339,7 @@ TEST_CASE("7.1 a worked example counts each stage") {
 TEST_CASE("7.1 a long sequence is counted exactly in 64 bits") {
   // n = 2^20 tokens, d_k = d_v = 128: 2^40 scores. Scores 2·2^40·128 = 2^48 FLOPs: an int overflows.
   const Index n = Index{1} << 20;
-  const AttentionFlops f = attention_flops(n, n, 128, 128);
+  const StageFlops f = attention_flops(n, n, 128, 128);
   const std::int64_t pairs = std::int64_t{1} << 40;
   CHECK_MESSAGE(f.scores == (std::int64_t{1} << 48), "2·n²·d_k with n = 2^20, d_k = 128. ",
                 f.scores == (std::int64_t{1} << 47) ? kMultiplyAddAsOne : "overflow in 32-bit arithmetic?");
@@ -347,7 +347,7 @@ TEST_CASE("7.1 a long sequence is counted exactly in 64 bits") {
   CHECK(f.weighted_sum == (std::int64_t{1} << 48));
   CHECK(f.total() == 2 * (std::int64_t{1} << 48) + 5 * pairs);
   // One query against one key of width one: the smallest attention.
-  const AttentionFlops one = attention_flops(1, 1, 1, 1);
+  const StageFlops one = attention_flops(1, 1, 1, 1);
   CHECK_MESSAGE(one.scores == 2, "a dot product of length 1 is one multiply-add: 2 FLOPs. ",
                 one.scores == 1 ? kMultiplyAddAsOne : "");
   CHECK(one.total() == 2 + 5 + 2);
@@ -453,24 +453,24 @@ TEST_CASE("7.3 bad shapes throw ShapeError") {
 TEST_CASE("7.4 naive memory is the whole score matrix and tiled memory does not grow with n") {
   // n = 4096, d_v = 64, blocks of 128, doubles: naive 4096² · 8 = 134217728 bytes (128 MiB);
   // tiled (128·128 + 128·64 + 2·128) · 8 = 198656 bytes, at n = 4096 and at n = 65536 alike.
-  const AttentionMemory m = attention_memory(4096, 4096, 64, 128, 128, 8);
+  const MemoryUse m = attention_memory(4096, 4096, 64, 128, 128, 8);
   CHECK(m.naive == 134217728);
   CHECK_MESSAGE(m.tiled == 198656, "one 128 x 128 tile, a 128 x 64 accumulator, 128 maxima and 128 sums");
-  const AttentionMemory long_one = attention_memory(65536, 65536, 64, 128, 128, 8);
+  const MemoryUse long_one = attention_memory(65536, 65536, 64, 128, 128, 8);
   CHECK(long_one.naive == std::int64_t{65536} * 65536 * 8);
   CHECK_MESSAGE(long_one.tiled == 198656, "the tiled working memory must not depend on n");
   // Floats take 4 bytes; n_q and n_k differ (decoding: one query, many cached keys).
-  const AttentionMemory f = attention_memory(1, 1000, 64, 128, 128, 4);
+  const MemoryUse f = attention_memory(1, 1000, 64, 128, 128, 4);
   CHECK(f.naive == 4000);
   CHECK_MESSAGE(f.tiled == (1 * 128 + 1 * 64 + 2 * 1) * 4, "one query: a 1 x 128 tile, one accumulator row, one max, one sum");
 }
 
 TEST_CASE("7.4 a block longer than its sequence is cut to it") {
   // n_q = 3, n_k = 5, blocks of 64: the only tile is 3 x 5. d_v = 2: (15 + 6 + 6) · 8 = 216.
-  const AttentionMemory m = attention_memory(3, 5, 2, 64, 64, 8);
+  const MemoryUse m = attention_memory(3, 5, 2, 64, 64, 8);
   CHECK(m.naive == 120);
   CHECK_MESSAGE(m.tiled == 216, "b_q = min(64, 3) = 3 and b_k = min(64, 5) = 5");
-  const AttentionMemory ones = attention_memory(7, 9, 3, 1, 1, 8);  // blocks of one row
+  const MemoryUse ones = attention_memory(7, 9, 3, 1, 1, 8);  // blocks of one row
   CHECK(ones.tiled == (1 + 3 + 2) * 8);
 }
 
@@ -649,7 +649,7 @@ TEST_CASE("7.6 scores far below -10000 keep their weights") {
     v(j, 1) = 1.0;
   }
   for (Masking masking : {Masking::None, Masking::CausalBottomRight}) {
-    const TiledAttention result = tiled_attention(q, k, v, 2, 5, masking);
+    const TiledResult result = tiled_attention(q, k, v, 2, 5, masking);
     const Matrix expected = attention_by_loops(q, k, v, masking);
     // Ordinary scores pass elsewhere: a failure here is the starting value of the maximum (with
     // Eigen's vectorised exp, which returns a tiny number instead of 0 far below -708, the weights
@@ -662,12 +662,12 @@ TEST_CASE("7.6 causal tiles above the diagonal are skipped not computed") {
   Rng rng(763);
   // 64 queries and keys in blocks of 8: 8 x 8 tiles; top-left causal leaves 8·9/2 = 36 of them.
   const Matrix q = normal_matrix(64, 4, rng), k = normal_matrix(64, 4, rng), v = normal_matrix(64, 2, rng);
-  const TiledAttention square = tiled_attention(q, k, v, 8, 8, Masking::CausalTopLeft);
+  const TiledResult square = tiled_attention(q, k, v, 8, 8, Masking::CausalTopLeft);
   CHECK_MESSAGE(square.tiles_computed == 36,
                 "64 x 64 causal in 8 x 8 tiles: the diagonal and below, 36 tiles. ",
                 square.tiles_computed == 44 || square.tiles_computed == 28 ? kSkipOffByOne : "");
   CHECK(square.tiles_skipped == 28);
-  const TiledAttention full = tiled_attention(q, k, v, 8, 8, Masking::None);
+  const TiledResult full = tiled_attention(q, k, v, 8, 8, Masking::None);
   CHECK_MESSAGE((full.tiles_computed == 64 && full.tiles_skipped == 0), "without a mask every tile is computed");
   // Unequal lengths and blocks in both alignments, against the tiles counted entry by entry.
   for (Masking masking : {Masking::CausalTopLeft, Masking::CausalBottomRight}) {
@@ -682,7 +682,7 @@ TEST_CASE("7.6 queries that may see no key output zeros") {
   // Bottom-right with 9 queries and 4 keys: queries 0 to 4 come before every key.
   const Matrix q = normal_matrix(9, 3, rng), k = normal_matrix(4, 3, rng), v = normal_matrix(4, 2, rng);
   for (Index block_q : {1, 2, 9}) {
-    const TiledAttention r = tiled_attention(q, k, v, block_q, 2, Masking::CausalBottomRight);
+    const TiledResult r = tiled_attention(q, k, v, block_q, 2, Masking::CausalBottomRight);
     CHECK_MESSAGE(!r.output.array().isNaN().any(), "a query with nothing to see outputs zeros, not NaN (chapter 4's policy)");
     CHECK_MESSAGE((r.output.topRows(5).array() == 0.0).all(), "rows 0 to 4 see no key: exactly zero");
     CHECK(near(r.output, attention_by_loops(q, k, v, Masking::CausalBottomRight), 1e-12));

@@ -66,13 +66,13 @@ int main(int argc, char** argv) {
     std::printf("%7s %11s %11s %11s %11s %8s\n", "n", "scores", "softmax", "weighted", "total", "softmax");
     for (Index n = 256; n <= 8192; n *= 2) {
       //! [code-flops]
-      const AttentionFlops f = attention_flops(n, n, 64, 64);
+      const StageFlops f = attention_flops(n, n, 64, 64);
       //! [code-flops]
       std::printf("%7ld %11s %11s %11s %11s %7.1f%%\n", static_cast<long>(n), count(f.scores).c_str(),
                   count(f.softmax).c_str(), count(f.weighted_sum).c_str(), count(f.total()).c_str(),
                   100.0 * static_cast<double>(f.softmax) / static_cast<double>(f.total()));
     }
-    const AttentionFlops a1 = attention_flops(1024, 1024, 64, 64), a2 = attention_flops(2048, 2048, 64, 64);
+    const StageFlops a1 = attention_flops(1024, 1024, 64, 64), a2 = attention_flops(2048, 2048, 64, 64);
     std::printf("doubling n from 1024 to 2048 multiplies the total by %.2f\n",
                 static_cast<double>(a2.total()) / static_cast<double>(a1.total()));
     lesson.end("attention-flops");
@@ -130,13 +130,13 @@ int main(int argc, char** argv) {
     std::printf("%8s %14s %14s %14s\n", "n", "naive double", "naive float", "tiled double");
     std::vector<double> mem_n, mem_naive, mem_tiled;
     for (Index n = 1024; n <= 131072; n *= 2) {
-      const AttentionMemory d = attention_memory(n, n, 64, 128, 128, 8);
-      const AttentionMemory f = attention_memory(n, n, 64, 128, 128, 4);
+      const MemoryUse d = attention_memory(n, n, 64, 128, 128, 8);
+      const MemoryUse f = attention_memory(n, n, 64, 128, 128, 4);
       std::printf("%8ld %14s %14s %14s\n", static_cast<long>(n), bytes(static_cast<double>(d.naive)).c_str(),
                   bytes(static_cast<double>(f.naive)).c_str(), bytes(static_cast<double>(d.tiled)).c_str());
     }
     for (Index n = 64; n <= 131072; n *= 2) {
-      const AttentionMemory d = attention_memory(n, n, 64, 128, 128, 8);
+      const MemoryUse d = attention_memory(n, n, 64, 128, 128, 8);
       mem_n.push_back(static_cast<double>(n));
       mem_naive.push_back(static_cast<double>(d.naive));
       mem_tiled.push_back(static_cast<double>(d.tiled));
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
       {
         //! [code-meter]
         AllocationMeter meter;  // counts every malloc from here...
-        const TiledAttention out = tiled_attention(q, k, v, 128, 128, Masking::CausalTopLeft);
+        const TiledResult out = tiled_attention(q, k, v, 128, 128, Masking::CausalTopLeft);
         tiled_reading = meter.stop();  // ...to here
         //! [code-meter]
       }
@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
       const Matrix q = normal_matrix(c.n_q, 32, tiled_rng), k = normal_matrix(c.n_k, 32, tiled_rng),
                    v = normal_matrix(c.n_k, 16, tiled_rng);
       //! [code-tiled]
-      const TiledAttention tiled = tiled_attention(q, k, v, c.block_q, c.block_k, c.masking);
+      const TiledResult tiled = tiled_attention(q, k, v, c.block_q, c.block_k, c.masking);
       //! [code-tiled]
       const Matrix naive = naive_attention(q, k, v, c.masking);
       std::printf("%5ld %5ld %7ld %7ld  %-20s %9.1e %4ld/%ld\n", static_cast<long>(c.n_q), static_cast<long>(c.n_k),
@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
     lesson.begin("tiles");
     const auto draw = [](Index n_q, Index n_k, Index block, Masking masking, const char* title) {
       const Matrix q = Matrix::Ones(n_q, 1), k = Matrix::Ones(n_k, 1), v = Matrix::Ones(n_k, 1);
-      const TiledAttention t = tiled_attention(q, k, v, block, block, masking);
+      const TiledResult t = tiled_attention(q, k, v, block, block, masking);
       const Index shift = masking == Masking::CausalBottomRight ? n_k - n_q : 0;
       std::printf("%s: %ld x %ld scores in tiles of %ld, %ld computed, %ld skipped\n", title,
                   static_cast<long>(n_q), static_cast<long>(n_k), static_cast<long>(block),
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
     std::printf("  .   skipped: every score in it is masked\n");
     for (Index n : {1024, 4096}) {
       const Matrix ones = Matrix::Ones(n, 1);
-      const TiledAttention t = tiled_attention(ones, ones, ones, 128, 128, Masking::CausalTopLeft);
+      const TiledResult t = tiled_attention(ones, ones, ones, 128, 128, Masking::CausalTopLeft);
       const Index all = t.tiles_computed + t.tiles_skipped;
       std::printf("n = %ld in tiles of 128: %ld of %ld tiles computed (%.1f%%)\n", static_cast<long>(n),
                   static_cast<long>(t.tiles_computed), static_cast<long>(all),

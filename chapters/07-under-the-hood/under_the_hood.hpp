@@ -30,7 +30,7 @@ using Count = std::int64_t;
 
 /// \brief The FLOPs of one (non-causal) scaled dot-product attention,
 /// \f$\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V\f$, split by stage.
-struct AttentionFlops {
+struct StageFlops {
   Count scores = 0;        ///< \f$QK^\top\f$: n_q·n_k dot products of length d_k
   Count softmax = 0;       ///< scale, subtract the row maximum, exp, add to the row sum, divide
   Count weighted_sum = 0;  ///< weights times V: n_q·n_k·d_v multiply-adds
@@ -46,7 +46,7 @@ struct AttentionFlops {
 /// the exponential, the addition into the row sum and the division by it (comparisons that find
 /// the maximum are not counted).
 /// \throws ShapeError if a size is below 1
-AttentionFlops attention_flops(Index n_q, Index n_k, Index d_k, Index d_v);
+StageFlops attention_flops(Index n_q, Index n_k, Index d_k, Index d_v);
 
 /// \brief The shape of one Transformer layer (an encoder block without its normalisations).
 struct LayerShape {
@@ -76,7 +76,7 @@ LayerFlops layer_flops(Index n, const LayerShape& shape);
 Index crossover_length(const LayerShape& shape);
 
 /// \brief Extra memory of attention beyond its inputs and its output, in bytes.
-struct AttentionMemory {
+struct MemoryUse {
   Count naive = 0;  ///< the (n_q, n_k) matrix of scores, overwritten in place by the weights
   Count tiled = 0;  ///< one score tile, and per query of one block: an accumulator row, a running max and sum
 };
@@ -88,7 +88,7 @@ struct AttentionMemory {
 /// b_k = min(block_k, n_k) keys: b_q·b_k (a score tile) + b_q·d_v (the output accumulator of one
 /// query block) + 2·b_q (its running maxima and sums) numbers. It does not grow with n.
 /// \throws ShapeError if a size, a block size or bytes_per_number is below 1
-AttentionMemory attention_memory(Index n_q, Index n_k, Index d_v, Index block_q, Index block_k,
+MemoryUse attention_memory(Index n_q, Index n_k, Index d_v, Index block_q, Index block_k,
                                  Index bytes_per_number);
 
 /// \brief The state of a softmax over a stream: the running maximum m and the running sum
@@ -120,7 +120,7 @@ enum class Masking {
 };
 
 /// \brief The result of tiled_attention(): the output and how many tiles were computed.
-struct TiledAttention {
+struct TiledResult {
   Matrix output;             ///< (n_q, d_v)
   Index tiles_computed = 0;  ///< (query block, key block) tiles whose scores were computed
   Index tiles_skipped = 0;   ///< tiles never touched: every score in them is masked
@@ -143,7 +143,7 @@ struct TiledAttention {
 /// \throws ShapeError if an input is empty, q and k differ in columns, v and k differ in rows, or
 ///         a block size is below 1
 /// \throws ValueError if an input holds NaN or infinity
-TiledAttention tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
+TiledResult tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
                                Index block_k, Masking masking = Masking::None);
 
 /// \cond
@@ -165,11 +165,11 @@ HeapUse tiled_attention_heap_use(const Matrix& q, const Matrix& k, const Matrix&
 // For grading, the chapter's structs travel between processes field by field
 // (scalebook/remote.hpp, included before this header where it is needed).
 #ifdef SCALEBOOK_REMOTE_FIELDS
-SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::AttentionFlops, scores, softmax, weighted_sum);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::StageFlops, scores, softmax, weighted_sum);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerShape, model_width, heads, mlp_width);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerFlops, projections, attention, mlp);
-SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::AttentionMemory, naive, tiled);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::MemoryUse, naive, tiled);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::SoftmaxState, max, sum);
-SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::TiledAttention, output, tiles_computed, tiles_skipped);
+SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::TiledResult, output, tiles_computed, tiles_skipped);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::HeapUse, peak_bytes, largest_block);
 #endif

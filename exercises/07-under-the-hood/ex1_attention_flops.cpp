@@ -24,7 +24,7 @@ namespace scalebook::ch07 {
 // Count with the contract's convention: a multiply-add is TWO FLOPs, so one dot product of
 // length d costs 2·d; the softmax costs 5 FLOPs per score. Use Count (64-bit) arithmetic: at
 // n = 2^20 the counts overflow an int.
-AttentionFlops attention_flops([[maybe_unused]] Index n_q, [[maybe_unused]] Index n_k,
+StageFlops attention_flops([[maybe_unused]] Index n_q, [[maybe_unused]] Index n_k,
                                [[maybe_unused]] Index d_k, [[maybe_unused]] Index d_v) {
   scalebook::not_implemented("7.1", "attention_flops");
 }

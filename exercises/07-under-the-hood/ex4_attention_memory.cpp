@@ -23,7 +23,7 @@ namespace scalebook::ch07 {
 // Exercise 7.4 — the working memory, in bytes, of naive attention (the whole score matrix) and
 // of tiled attention (one tile, and the running state of one query block), as the contract
 // defines them. A block is never longer than its sequence.
-AttentionMemory attention_memory([[maybe_unused]] Index n_q, [[maybe_unused]] Index n_k,
+MemoryUse attention_memory([[maybe_unused]] Index n_q, [[maybe_unused]] Index n_k,
                                  [[maybe_unused]] Index d_v, [[maybe_unused]] Index block_q,
                                  [[maybe_unused]] Index block_k,
                                  [[maybe_unused]] Index bytes_per_number) {

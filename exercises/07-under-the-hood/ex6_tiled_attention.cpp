@@ -29,7 +29,7 @@ namespace scalebook::ch07 {
 // Products: Eigen's own (a * b.transpose() on blocks) are what make this fast, but cost a few
 // seconds of compile time per save; scalebook::matmul and matmul_transposed (scalebook/linalg.hpp,
 // compiled once) take whole matrices: copy a block into a Matrix first.
-TiledAttention tiled_attention([[maybe_unused]] const Matrix& q, [[maybe_unused]] const Matrix& k,
+TiledResult tiled_attention([[maybe_unused]] const Matrix& q, [[maybe_unused]] const Matrix& k,
                                [[maybe_unused]] const Matrix& v, [[maybe_unused]] Index block_q,
                                [[maybe_unused]] Index block_k, [[maybe_unused]] Masking masking) {
   scalebook::not_implemented("7.6", "tiled_attention");

@@ -8,7 +8,7 @@
 
 namespace scalebook::ch07 {
 
-AttentionMemory attention_memory(Index n_q, Index n_k, Index d_v, Index block_q, Index block_k,
+MemoryUse attention_memory(Index n_q, Index n_k, Index d_v, Index block_q, Index block_k,
                                  Index bytes_per_number) {
   require_positive("attention_memory", "n_q", n_q);
   require_positive("attention_memory", "n_k", n_k);
@@ -17,7 +17,7 @@ AttentionMemory attention_memory(Index n_q, Index n_k, Index d_v, Index block_q,
   require_positive("attention_memory", "block_k", block_k);
   require_positive("attention_memory", "bytes_per_number", bytes_per_number);
   const Count b_q = std::min(block_q, n_q), b_k = std::min(block_k, n_k);  // a block is never longer than the sequence
-  AttentionMemory memory;
+  MemoryUse memory;
   memory.naive = Count{n_q} * n_k * bytes_per_number;
   memory.tiled = (b_q * b_k + b_q * Count{d_v} + 2 * b_q) * bytes_per_number;  // tile + accumulator + max and sum
   return memory;

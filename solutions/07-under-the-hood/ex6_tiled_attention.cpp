@@ -103,7 +103,7 @@ void tiled_attention_core(const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dyn
 
 }  // namespace
 
-TiledAttention tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
+TiledResult tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
                                Index block_k, Masking masking) {
   require_nonempty("tiled_attention", "q", q);
   require_nonempty("tiled_attention", "k", k);
@@ -119,7 +119,7 @@ TiledAttention tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v
   require_finite("tiled_attention", "k", k);
   require_finite("tiled_attention", "v", v);
 
-  TiledAttention result;
+  TiledResult result;
   tiled_attention_core<double>(q, k, v, block_q, block_k, masking, result.output,
                                result.tiles_computed, result.tiles_skipped);
   return result;
