@@ -6,7 +6,9 @@
 #                                                        # one file per exercise recompiles only that one
 #                         CHECKS checks.cpp              # doctest checks, in chapters/NAME
 #                         LESSON lesson.cpp              # lesson program, in chapters/NAME
-#                         FIGURES variance               # figures/variance.gp -> variance.svg
+#                         FIGURES variance               # figures/variance.gp -> variance.svg, drawn
+#                                                        # by draw_figure.cmake: its `set title` names
+#                                                        # the SVG; the page's caption is its title
 #                         SUMMARY "what the chapter covers, for the book's main page")
 #
 # Targets (chNN = "ch" + NUMBER):
@@ -66,6 +68,8 @@ endfunction()
 function(_scalebook_checks_executable target objects implementation)
   add_executable(${target} $<TARGET_OBJECTS:${objects}>)
   target_link_libraries(${target} PRIVATE ${implementation} scalebook::testing scalebook::doctest_main)
+  # Exported symbols let an Eigen assertion name the function that misused Eigen (lib/src/core.cpp).
+  set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
 endfunction()
 
 # _scalebook_check_names(FILE OUT): the TEST_CASE("...") names of a checks file, in order.
@@ -154,7 +158,7 @@ function(scalebook_add_chapter)
   # gold links that, ld.bfd does not.
   target_link_options(${ch}_checks_partial PRIVATE -fuse-ld=gold "@${partial_objects}"
                       -Wl,--unresolved-symbols=ignore-all)
-  set_target_properties(${ch}_checks_partial PROPERTIES LINK_DEPENDS "${partial_objects}")
+  set_target_properties(${ch}_checks_partial PROPERTIES LINK_DEPENDS "${partial_objects}" ENABLE_EXPORTS ON)
 
   _scalebook_check_names("${chapter_dir}/${ARG_CHECKS}" names)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${ARG_CHECKS}")
@@ -309,8 +313,9 @@ function(scalebook_add_chapter)
     foreach(figure IN LISTS ARG_FIGURES)
       list(APPEND outputs "${out_dir}/${figure}.svg")
       list(APPEND figure_commands
-           COMMAND "${GNUPLOT_EXECUTABLE}" -e "${SCALEBOOK_GNUPLOT_TERMINAL}" -e "set output '${figure}.svg'"
-                   "${chapter_dir}/figures/${figure}.gp")
+           COMMAND "${CMAKE_COMMAND}" -D "GNUPLOT=${GNUPLOT_EXECUTABLE}" -D "TERMINAL=${SCALEBOOK_GNUPLOT_TERMINAL}"
+                   -D "SCRIPT=${chapter_dir}/figures/${figure}.gp" -D "OUTPUT=${figure}.svg"
+                   -P "${SCALEBOOK_CMAKE_DIR}/draw_figure.cmake")
     endforeach()
     list(TRANSFORM ARG_FIGURES PREPEND "${chapter_dir}/figures/" OUTPUT_VARIABLE figure_scripts)
     list(TRANSFORM figure_scripts APPEND ".gp")
@@ -333,6 +338,7 @@ function(scalebook_add_chapter)
       ${figure_commands}
       WORKING_DIRECTORY "${out_dir}"
       DEPENDS ${ch}_lesson ${figure_scripts} "${SCALEBOOK_CMAKE_DIR}/run_lesson.cmake"
+              "${SCALEBOOK_CMAKE_DIR}/draw_figure.cmake"
       COMMENT "Running the ${ARG_NAME} lesson and drawing its figures"
       VERBATIM)
     endif()
@@ -342,8 +348,10 @@ function(scalebook_add_chapter)
   endif()
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_CHAPTER_INDEX
                "- @ref ${ch} — ${ARG_SUMMARY} Hints: @ref ${ch}_hints")
-  set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_INPUTS
-               "${chapter_dir}/lesson.md" "${chapter_dir}/hints.md" "${chapter_dir}/${ARG_CONTRACT}")
+  # The lesson and hints pages reach Doxygen prepared by docs/prepare_page.cmake (output blocks,
+  # collapsed hint tiers, previous/next links), in chapter order.
+  set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_CHAPTER_PAGES "${ch}|${chapter_dir}")
+  set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_INPUTS "${chapter_dir}/${ARG_CONTRACT}")
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_SOURCES
                ${stub_sources} ${reference_sources} "${chapter_dir}/${ARG_LESSON}")
 endfunction()

@@ -17,3 +17,12 @@ MathJax.Hub.Config({
 // already reading. Loaded with the other extensions instead, they are ready with the math.
 // (Appended to Doxygen's list: MathJax.Hub.Config would replace the list, tex2jax.js included.)
 MathJax.Hub.config.extensions = MathJax.Hub.config.extensions.concat(["MathMenu.js", "MathZoom.js"]);
+
+// On a narrow screen a long formula breaks at the width of its box instead of widening the page
+// (docs/scalebook.css lets a display formula that still does not fit scroll inside its own box).
+MathJax.Hub.Config({ "HTML-CSS": { linebreaks: { automatic: true, width: "container" } } });
+
+// The book brings its own fonts (the TeX web fonts copied next to the pages, docs/copy_mathjax.cmake)
+// and needs nothing else: no fonts installed on the reader's machine (which differ from machine to
+// machine), and no image fonts (not shipped; MathJax falls back to them when web fonts are slow).
+MathJax.Hub.Config({ "HTML-CSS": { availableFonts: [], preferredFont: null, webFont: "TeX", imageFont: null } });

@@ -41,6 +41,8 @@ MESSAGE_LIMIT = 500
 SOURCE_LIMIT = 1 << 20          # an exercise file larger than 1 MiB is refused
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 RESERVED = {"grades.csv", "grading", "kit", "build"}
+COMPILE_FLAGS = ["-std=c++20", "-O1"]  # as the student build compiles exercise files
+PCH_HEADERS = ["scalebook/core.hpp", "scalebook/random.hpp", "cmath", "limits", "sstream", "string", "vector"]
 print_lock = threading.Lock()
 
 
@@ -64,6 +66,7 @@ class Kit:
         self.build_dir = build_dir
         self.chapters: dict[str, dict] = {}
         self.files: dict[str, str] = {}
+        self.pch: Path | None = None
 
     def build(self) -> None:
         chapters = all_chapters()
@@ -90,6 +93,25 @@ class Kit:
                 self.files[parts[0]] = parts[1]
         # /usr/bin/c++ is a link through /etc/alternatives, which the box does not show.
         self.files["compiler"] = os.path.realpath(self.files["compiler"])
+
+    def make_pch(self, folder: Path) -> None:
+        """Precompiles the headers every exercise file starts with, once per run and in a box of
+        its own (a precompiled header must be made with the paths the compiles will see); each
+        exercise compile then skips parsing Eigen. GCC ignores a header that does not fit."""
+        folder.mkdir(parents=True)
+        (folder / "pch.hpp").write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
+        box = sandbox.Box(folder.parent / "pch-box")
+        try:
+            argv = [self.files["compiler"], *COMPILE_FLAGS, "-I/kit/include", "-isystem", self.files["eigen"],
+                    "-x", "c++-header", "/kit/pch/pch.hpp", "-o", "/kit/pch/pch.hpp.gch"]
+            code, output = run_boxed(box, sandbox.command([("rw", folder, "/kit/pch"),
+                                                           ("ro", self.files["include"], "/kit/include")],
+                                                          argv, cpu_seconds=120, file_mb=1024), 120)
+            if code != 0:
+                raise RuntimeError(f"precompiling the exercises' headers failed: {output[-2000:]}")
+        finally:
+            box.close()
+        self.pch = folder
 
     def fingerprint(self) -> str:
         digest = hashlib.sha256()
@@ -145,7 +167,11 @@ def compile_in_box(box: sandbox.Box, kit: Kit, chapter: Chapter, source: str, ti
     binds = [("ro", box.folder / "src" / chapter.folder, "/src"), ("rw", out, "/out"),
              ("ro", kit.files["include"], "/kit/include")]
     binds += [("ro", header, f"/kit/chapter/{header.name}") for header in sorted(info["dir"].glob("*.hpp"))]
-    argv = [kit.files["compiler"], "-std=c++20", "-O1", "-I/kit/chapter", "-I/kit/include",
+    pch = []
+    if kit.pch is not None:
+        binds.append(("ro", kit.pch, "/kit/pch"))
+        pch = ["-include", "/kit/pch/pch.hpp"]
+    argv = [kit.files["compiler"], *COMPILE_FLAGS, *pch, "-I/kit/chapter", "-I/kit/include",
             "-isystem", kit.files["eigen"], f"-DSCALEBOOK_EXERCISE_CHAPTER={chapter.number}",
             "-fdiagnostics-color=never", "-c", f"/src/{source}", "-o", f"/out/{source}.o"]
     if not (box.folder / "src" / chapter.folder / source).exists():
@@ -216,9 +242,10 @@ def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: K
             runnable = [n for n in names if n.split(" ", 1)[0] not in compile_errors] if link_error is None else []
             results = {}
             if runnable:
+                # Named after the run, so that a process of this run is told from any other's.
                 worker = box.folder / "out" / chapter.folder / "worker"
-                binds = [("ro", worker, "/worker")]
-                worker_command = sandbox.command(binds, ["/worker"], cpu_seconds=timeout + 1)
+                inside = f"/worker-{work_root.name}"
+                worker_command = sandbox.command([("ro", worker, inside)], [inside], cpu_seconds=timeout + 1)
                 env = dict(os.environ, SCALEBOOK_WORKER="\x1f".join(
                     [shutil.which(worker_command[0]) or worker_command[0], *worker_command[1:]]),
                            SCALEBOOK_CALL_TIMEOUT=str(timeout))
@@ -253,200 +280,13 @@ def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: K
             "sandbox": "bubblewrap; whole-box memory and process limits: " +
                        ("yes (cgroups)" if box.whole_box_limits else "no (per-process limits only)"),
             "fingerprint": fingerprint(sources, kit),
+            "run": work_root.name,
             "tests": tests,
         }
     finally:
         box.close()
     write_report(report, out_dir)
     return report
-
-
-def fingerprint(self) -> str:
-        digest = hashlib.sha256()
-        for info in self.chapters.values():
-            digest.update(info["checks"].read_bytes())
-        return digest.hexdigest()[:16]
-
-
-# --- intake -------------------------------------------------------------------------------------
-
-def exercises_folder(submission: Path) -> Path:
-    inner = submission / "exercises"
-    return inner if inner.is_dir() and not inner.is_symlink() else submission
-
-
-def take_sources(submission: Path, into: Path) -> tuple[dict[str, str], list[str]]:
-    """Copies the exercise files this tree names out of the submission: regular files only (no
-    symlinks, no devices, no folders in their place), at most 1 MiB each. Returns {relative path:
-    sha256} and the list of refusals."""
-    taken, refused = {}, []
-    exercises = exercises_folder(submission)
-    for chapter in all_chapters():
-        folder = exercises / chapter.folder
-        for source in chapter.sources:
-            path = folder / source
-            try:
-                info = os.lstat(path)
-                folder_info = os.lstat(folder)
-            except OSError:
-                continue  # missing: that exercise does not compile
-            if stat.S_ISLNK(folder_info.st_mode) or stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-                refused.append(f"{chapter.folder}/{source}: not a regular file (symlinks are refused)")
-                continue
-            if info.st_size > SOURCE_LIMIT:
-                refused.append(f"{chapter.folder}/{source}: larger than {SOURCE_LIMIT >> 20} MiB")
-                continue
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as handle:
-                data = handle.read(SOURCE_LIMIT + 1)
-            (into / chapter.folder).mkdir(parents=True, exist_ok=True)
-            (into / chapter.folder / source).write_bytes(data)
-            taken[f"{chapter.folder}/{source}"] = hashlib.sha256(data).hexdigest()
-    return taken, refused
-
-
-# --- one submission -----------------------------------------------------------------------------
-
-def compile_in_box(box: sandbox.Box, kit: Kit, chapter: Chapter, source: str, timeout: int) -> str | None:
-    """Compiles one exercise file in the box; None when it compiled, else the first error."""
-    out = box.folder / "out" / chapter.folder
-    out.mkdir(parents=True, exist_ok=True)
-    info = kit.chapters[chapter.folder]
-    binds = [("ro", box.folder / "src" / chapter.folder, "/src"), ("rw", out, "/out"),
-             ("ro", kit.files["include"], "/kit/include")]
-    binds += [("ro", header, f"/kit/chapter/{header.name}") for header in sorted(info["dir"].glob("*.hpp"))]
-    argv = [kit.files["compiler"], "-std=c++20", "-O1", "-I/kit/chapter", "-I/kit/include",
-            "-isystem", kit.files["eigen"], f"-DSCALEBOOK_EXERCISE_CHAPTER={chapter.number}",
-            "-fdiagnostics-color=never", "-c", f"/src/{source}", "-o", f"/out/{source}.o"]
-    if not (box.folder / "src" / chapter.folder / source).exists():
-        return f"the submission has no {chapter.folder}/{source}"
-    code, output = run_boxed(box, sandbox.command(binds, argv, cpu_seconds=timeout, memory_mb=2048), timeout)
-    if code == 0:
-        return None
-    if code == 124:
-        return f"compiling {source} took longer than {timeout} s"
-    return cut(first_error(output.splitlines(), source).replace("/src/", f"{chapter.folder}/"))
-
-
-def link_in_box(box: sandbox.Box, kit: Kit, chapter: Chapter, compiled: list[str], timeout: int) -> str | None:
-    out = box.folder / "out" / chapter.folder
-    info = kit.chapters[chapter.folder]
-    binds = [("rw", out, "/out"), ("ro", info["serve"], "/kit/serve.o"),
-             ("ro", kit.files["server"], "/kit/libserver.a"), ("ro", kit.files["lib"], "/kit/liblib.a")]
-    argv = [kit.files["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in compiled], "/kit/serve.o",
-            "/kit/libserver.a", "/kit/liblib.a", "-Wl,--unresolved-symbols=ignore-all", "-o", "/out/worker"]
-    code, output = run_boxed(box, sandbox.command(binds, argv, cpu_seconds=timeout), timeout)
-    return None if code == 0 else cut(output.strip().splitlines()[-1] if output.strip() else "link failed")
-
-
-def run_boxed(box: sandbox.Box, argv: list[str], timeout: int) -> tuple[int, str]:
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          errors="replace", stdin=subprocess.DEVNULL, start_new_session=True,
-                          preexec_fn=box.enter) as process:
-        try:
-            output, _ = process.communicate(timeout=timeout)
-            return process.returncode, output[-20000:]
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
-            process.communicate()
-            return 124, ""
-
-
-def classify(message: str) -> str:
-    """The status of a failed check from what the trusted check saw of the worker."""
-    if re.search(r"died of SIG|the student process ended \(it died", message):
-        return "crashed"
-    if "did not return within" in message:
-        return "timed_out"
-    return "failed"
-
-
-def grade(submission: Path, out_dir: Path, timeout: int, work_root: Path, kit: Kit) -> dict:
-    name = submission.name
-    start = time.monotonic()
-    box = sandbox.Box(work_root / f"{name}-{os.getpid()}-{time.monotonic_ns()}")
-    try:
-        sources, refused = take_sources(submission, box.folder / "src")
-        tests, compile_errors = [], {}
-        for chapter in all_chapters():
-            info = kit.chapters[chapter.folder]
-            compiled = []
-            for exercise, source in zip(chapter.exercises, chapter.sources):
-                error = compile_in_box(box, kit, chapter, source, timeout=120)
-                if error is None:
-                    compiled.append(source)
-                else:
-                    compile_errors[exercise] = error
-            link_error = link_in_box(box, kit, chapter, compiled, timeout=120) if compiled else "nothing compiled"
-            names = [line.split("\t")[4] for line in (kit.build_dir / "checks.tsv").read_text().splitlines()
-                     if line.split("\t")[0] == chapter.folder]
-            points = {line.split("\t")[4]: int(line.split("\t")[2])
-                      for line in (kit.build_dir / "checks.tsv").read_text().splitlines()
-                      if line.split("\t")[0] == chapter.folder}
-            runnable = [n for n in names if n.split(" ", 1)[0] not in compile_errors] if link_error is None else []
-            results = {}
-            if runnable:
-                worker = box.folder / "out" / chapter.folder / "worker"
-                binds = [("ro", worker, "/worker")]
-                worker_command = sandbox.command(binds, ["/worker"], cpu_seconds=timeout + 1)
-                env = dict(os.environ, SCALEBOOK_WORKER="\x1f".join(
-                    [shutil.which(worker_command[0]) or worker_command[0], *worker_command[1:]]),
-                           SCALEBOOK_CALL_TIMEOUT=str(timeout))
-                # The trusted checks run outside the box; only the worker they start is inside.
-                results = run_checks(info["checks"], runnable, box.folder / "run" / chapter.folder,
-                                     timeout=120, skip_after_timeout=False, env=env)
-            for check in names:
-                exercise = check.split(" ", 1)[0]
-                entry = {"name": check, "chapter": chapter.folder, "exercise": exercise, "points": 0,
-                         "max_points": points[check]}
-                if exercise in compile_errors:
-                    entry.update(status="compile_error", message=compile_errors[exercise])
-                elif link_error is not None:
-                    entry.update(status="compile_error", message=link_error)
-                else:
-                    result = results.get(check)
-                    if result is None or result.status == "not_run":
-                        entry.update(status="failed", message=cut(result.message if result else "not run"))
-                    elif result.status == "passed":
-                        entry.update(status="passed", message="", points=points[check])
-                    elif result.status == "failed":
-                        entry.update(status=classify(result.message), message=cut(result.message))
-                    else:  # the trusted checks process itself crashed or hung: never the student's pass
-                        entry.update(status="failed", message=cut("the checks process: " + result.message))
-                tests.append(entry)
-        report = {
-            "submission": name,
-            "score": sum(t["points"] for t in tests),
-            "max_score": sum(t["max_points"] for t in tests),
-            "seconds": round(time.monotonic() - start, 2),
-            "refused_files": refused,
-            "sandbox": "bubblewrap; whole-box memory and process limits: " +
-                       ("yes (cgroups)" if box.whole_box_limits else "no (per-process limits only)"),
-            "fingerprint": fingerprint(sources, kit),
-            "tests": tests,
-        }
-    finally:
-        box.close()
-    write_report(report, out_dir)
-    return report
-
-
-def run_checks_with_env(binary: Path, names: list[str], work: Path, env: dict, box: sandbox.Box):
-    """The trusted checks, with SCALEBOOK_WORKER naming the boxed worker (env for this call only)."""
-    saved = {k: os.environ.get(k) for k in ("SCALEBOOK_WORKER", "SCALEBOOK_CALL_TIMEOUT")}
-    with env_lock:
-        os.environ.update({k: env[k] for k in saved})
-        try:
-            return run_checks(binary, names, work, timeout=120, skip_after_timeout=False)
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-
-
-env_lock = threading.Lock()
 
 
 def fingerprint(sources: dict[str, str], kit: Kit) -> str:
@@ -573,6 +413,8 @@ def main() -> int:
 
     work_root = Path(tempfile.mkdtemp(prefix="scalebook-grading-"))
     started = time.monotonic()
+    if todo:
+        kit.make_pch(work_root / "pch")
     failures = 0
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:

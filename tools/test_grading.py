@@ -20,6 +20,8 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from scalebook.chapters import all_chapters
+
 ROOT = Path(__file__).resolve().parent.parent
 CH3, CH4 = "03-attention-scaling", "04-causal-masking"
 CH4_FILE = f"{CH4}/ex1_causal_mask.cpp"
@@ -173,10 +175,13 @@ def main() -> int:
 
         with open(out / "grades.csv") as f:
             rows = list(csv.reader(f))
-        expect(rows[0] == ["submission", CH3, CH4, "total", "maximum", "note"], f"grades.csv header {rows[0]}")
+        chapters = [chapter.folder for chapter in all_chapters()]  # one column each, in syllabus order
+        expect(rows[0] == ["submission", *chapters, "total", "maximum", "note"], f"grades.csv header {rows[0]}")
         expect(sorted(r[0] for r in rows[1:]) == sorted(fixtures), "grades.csv has one row per submission")
+        total = 1 + len(chapters)
         for row in rows[1:]:
-            expect(int(row[1]) + int(row[2]) == int(row[3]) == reports[row[0]]["score"], f"{row[0]}: csv totals add up")
+            expect(sum(int(x) for x in row[1:total]) == int(row[total]) == reports[row[0]]["score"],
+                   f"{row[0]}: csv totals add up")
 
         junit = ET.parse(out / "crashes" / "junit.xml").getroot()
         expect(len(junit.findall("testcase")) == len(crashes["tests"]), "junit.xml has one testcase per check")

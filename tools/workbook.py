@@ -147,6 +147,10 @@ def progress_lines(chapters: list[Chapter]) -> list[str]:
                 if verdict is None:
                     next_step = f"exercise {exercise} — not checked yet: ./workbook check {chapter.number}"
                     break
+                if "is not implemented yet" in verdict["message"]:
+                    next_step = (f"exercise {exercise} — not started yet: open "
+                                 f"exercises/{chapter.folder}/{chapter.source_of(exercise)}")
+                    break
                 if verdict["status"] != "passed":
                     what = WHAT[verdict["status"]]
                     said = diagnosis(verdict["message"]) if verdict["status"] != "compile_error" else ""
@@ -341,6 +345,27 @@ def cmd_test(args) -> int:
 EDITION = ROOT / "EDITION"
 
 
+def cmd_bench(args) -> int:
+    """A chapter's benchmark (target chNN_bench, built with its own flags in the reference build);
+    tools/bench_chNN.py, where a chapter has one, runs it and its PyTorch peer side by side."""
+    instructors_only("the benchmarks (they run the reference)")
+    chapter = resolve_chapter(args.chapter)
+    packages.ensure(STAMP)
+    configure("reference", REFERENCE_BUILD, REFERENCE_BUILD / "workbook")
+    target = f"{chapter.target}_bench"
+    progress = ui.Progress(f"Building {target}...")
+    code, output = build(REFERENCE_BUILD, [target], REFERENCE_BUILD / "workbook" / "bench.build.log", progress)
+    progress.done()
+    if code != 0:
+        if "unknown target" in output:
+            raise UsageError(f"chapter {chapter.number} has no benchmark")
+        raise BuildError(f"{target} did not build:\n{output[-3000:]}")
+    binary = REFERENCE_BUILD / "chapters" / chapter.folder / target
+    script = ROOT / "tools" / f"bench_{chapter.target}.py"
+    command = ([sys.executable, str(script), "--bench", str(binary)] if script.exists() else [str(binary)])
+    return subprocess.run([*command, *args.bench_args], stdin=subprocess.DEVNULL).returncode
+
+
 def instructors_only(what: str) -> None:
     if EDITION.exists():
         raise UsageError(f"{what} is not part of the student edition "
@@ -394,6 +419,9 @@ def parser() -> argparse.ArgumentParser:
     command("progress", cmd_progress, "per-chapter progress and the next step")
     sub = command("grade", cmd_grade, "instructors: grade submissions (./workbook grade --help)")
     sub.add_argument("grade_args", nargs=argparse.REMAINDER, metavar="...")
+    sub = command("bench", cmd_bench, "time a chapter's reference against its peer (PyTorch, when installed)")
+    sub.add_argument("chapter", metavar="CHAPTER")
+    sub.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="...", help="passed to the benchmark")
     sub = command("release", cmd_release, "instructors: write the student edition (no solutions) into DIR")
     sub.add_argument("release_args", nargs=argparse.REMAINDER, metavar="DIR")
     sub = command("test", cmd_test, "maintainers and CI: build the reference track and run every test")

@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
                       boston.train.feature_names[c].c_str(), lo, hi, slo, shi);
         names << line;
       }
+      if (!names.flush()) {
+        throw scalebook::Error("ch01_lesson: could not write " + (lesson.data_dir() / "ch01_ranges.dat").string());
+      }
       const RowVector sd = split.scaling.scale;
       std::printf("\nlargest sd / smallest sd: %.0f (TAX %.1f vs NOX %.4f)\n", sd.maxCoeff() / sd.minCoeff(),
                   sd(9), sd(4));

@@ -12,6 +12,14 @@
 /// \file
 /// \brief Chapter 3's exercise contract: dot-product scores, their scaling, a stable softmax, and
 /// two measurements that show why the scaling matters.
+///
+/// Rules for every function here (the checks rely on them):
+/// - Bad input throws scalebook::ShapeError (empty, shapes that do not fit, sizes below their
+///   minimum) or scalebook::ValueError (NaN, infinity, values out of range), exactly those types,
+///   never a bare std::exception, and never aborts or returns garbage.
+/// - Every error message starts with the function's name and ": ", e.g.
+///   "dot_scores: q is empty (0, 3)". lib's require_* helpers (scalebook/core.hpp) write messages
+///   that way; an error from Eigen's own assertions does not count as the function's check.
 
 namespace scalebook::ch03 {
 

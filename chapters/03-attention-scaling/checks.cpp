@@ -21,12 +21,14 @@
 using namespace scalebook;
 using scalebook::testing::near;
 using scalebook::testing::suspect;
+using scalebook::testing::ScalarMistake;
 namespace ch03 = scalebook::ch03;
 
 namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
+constexpr int kIntMin = std::numeric_limits<int>::min();
 
 // The classic mistakes, as the failure messages name them.
 constexpr char kNoScaling[] = "no scaling: the raw dot products?";
@@ -44,7 +46,8 @@ constexpr char kPopulation[] = "population variance: divided by samples instead 
 constexpr char kZeroMean[] = "assumed the mean is 0 instead of subtracting the sample mean?";
 constexpr char kBits[] = "entropy in bits (log2) instead of nats (natural log)?";
 
-// What the bad-input checks expect, named by the check a wrong implementation likely misses.
+// What the bad-input checks suspect when nothing was thrown (CHECK_THROWS_TYPED names the type
+// that was thrown instead, and requires the message to start with the function's name).
 constexpr char kCheckEmpty[] = "empty input must throw ShapeError: a missing require_nonempty?";
 constexpr char kCheckSameCols[] =
     "q and k with different d_k must throw ShapeError: a missing require_same_cols?";
@@ -59,8 +62,6 @@ Matrix from_rows(Index rows, Index cols, std::initializer_list<double> values) {
     for (Index j = 0; j < cols; ++j) m(i, j) = *value++;
   return m;
 }
-
-Matrix scalar(double x) { return Matrix::Constant(1, 1, x); }
 
 // q (n, d_k), k (m, d_k) -> (n, m), by the definition: (i, j) = sum over c of q(i, c) k(j, c).
 Matrix dots_by_definition(const Matrix& q, const Matrix& k) {
@@ -85,12 +86,16 @@ Matrix softmax_over_columns(const Matrix& s) {
 
 // A softmax without the max subtraction fails on scores like 1000 in one of two ways: with
 // std::exp, exp(1000) overflows to inf (inf / inf = NaN) and exp(-1000) underflows to 0 (0 / 0 =
-// NaN); Eigen's array exp() clamps its argument near +-709 instead, which gives finite but wrong
-// weights. Either way the failure message names the mistake.
+// NaN); Eigen 3.4.0's array exp() clamps its argument near +-709 instead, which gives finite but
+// wrong weights. Either way the failure message names the mistake.
 std::string large_score_diagnosis(const Matrix& scores, const Matrix& w) {
   const char* mistake = "softmax without subtracting each row's maximum? exp(1000) overflows to "
                         "inf and exp(-1000) underflows to 0";
-  if (!w.allFinite()) return std::string("looks like a known mistake: ") + mistake;
+  if (!w.allFinite()) {
+    return std::string("looks like a known mistake: ") + mistake +
+           " (subtracting something else, such as the row's first entry, its mean, 0 or the whole "
+           "matrix's maximum, overflows too when the scores are far apart)";
+  }
   Matrix naive = scores.array().exp().matrix();
   for (Index i = 0; i < naive.rows(); ++i) naive.row(i) /= naive.row(i).sum();
   return suspect(w, {{mistake, naive}});
@@ -172,13 +177,13 @@ struct TypicalValue {
   const char* description;
 };
 std::string suspect_relative(double actual, std::initializer_list<TypicalValue> mistakes,
-                             double relative_tolerance) {
+                             double relative_tolerance, const std::string& otherwise) {
   for (const TypicalValue& mistake : mistakes) {
     if (std::abs(actual / mistake.value - 1.0) <= relative_tolerance) {
       return std::string("looks like a known mistake: ") + mistake.description;
     }
   }
-  return "";
+  return otherwise;
 }
 
 // -sum w ln w over one row, skipping zeros (0 ln 0 = 0), in nats.
@@ -225,22 +230,39 @@ TEST_CASE("3.1 row i column j holds query i dotted with key j") {
                             {kAlreadyScaled, expected / 2.0}}));  // sqrt(4) = 2
 }
 
+TEST_CASE("3.1 one query and one key give a single score") {
+  const Matrix s = ch03::dot_scores(from_rows(1, 3, {2, -1, 0.5}), from_rows(1, 3, {-4, 3, 8}));
+  CHECK_MESSAGE(near(s, from_rows(1, 1, {-8 - 3 + 4})), "2 * -4 + -1 * 3 + 0.5 * 8 = -7");
+}
+
 TEST_CASE("3.1 mismatched or empty shapes throw ShapeError") {
   const Matrix q = Matrix::Ones(2, 3), k = Matrix::Ones(4, 3);
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_scores(q, Matrix::Ones(4, 2)), ShapeError, kCheckSameCols);
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_scores(Matrix(0, 3), k), ShapeError, kCheckEmpty);  // no q
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_scores(q, Matrix(0, 3)), ShapeError, kCheckEmpty);  // no k
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_scores(Matrix(2, 0), Matrix(4, 0)), ShapeError,
-                          kCheckEmpty);  // d_k = 0
+  // k's d_k smaller and larger than q's: a loop over q's columns reads past a smaller k (Eigen
+  // stops it) but silently ignores the extra columns of a larger one.
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix::Ones(4, 2)), ShapeError, "dot_scores",
+                     kCheckSameCols);
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix::Ones(4, 5)), ShapeError, "dot_scores",
+                     kCheckSameCols);
+  CHECK_THROWS_TYPED(ch03::dot_scores(Matrix::Ones(2, 4), k), ShapeError, "dot_scores",
+                     kCheckSameCols);
+  // Each dimension empty on its own: n = 0, m = 0, d_k = 0.
+  CHECK_THROWS_TYPED(ch03::dot_scores(Matrix(0, 3), k), ShapeError, "dot_scores", kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, Matrix(0, 3)), ShapeError, "dot_scores", kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::dot_scores(Matrix(2, 0), Matrix(4, 0)), ShapeError, "dot_scores",
+                     kCheckEmpty);
 }
 
 TEST_CASE("3.1 NaN or infinity in the input throws ValueError") {
   Matrix q = Matrix::Ones(2, 3), k = Matrix::Ones(4, 3);
   q(1, 2) = kNaN;
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_scores(q, k), ValueError, kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, k), ValueError, "dot_scores", kCheckFinite);
+  q(1, 2) = kInf;
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, k), ValueError, "dot_scores", kCheckFinite);
   q(1, 2) = 1.0;
   k(3, 0) = -kInf;
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_scores(q, k), ValueError, kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, k), ValueError, "dot_scores", kCheckFinite);
+  k(3, 0) = kNaN;
+  CHECK_THROWS_TYPED(ch03::dot_scores(q, k), ValueError, "dot_scores", kCheckFinite);
 }
 
 // ---- 3.2 scaled_scores ----------------------------------------------------------------------
@@ -294,7 +316,9 @@ TEST_CASE("3.2 scaling keeps the order of the scores") {
   REQUIRE(s.cols() == 8);
   for (Index i = 0; i < 2; ++i) {
     CAPTURE(i);
-    CHECK(near(order_of(s.row(i)), order_of(raw.row(i)), 0.0));
+    CHECK_MESSAGE(near(order_of(s.row(i)), order_of(raw.row(i)), 0.0),
+                  "the order of query i's scores changed: divided each score by something that "
+                  "depends on the key (its length?) instead of the same sqrt(d_k) for all");
   }
 }
 
@@ -304,17 +328,32 @@ TEST_CASE("3.2 a zero query scores every key 0") {
   CHECK(near(ch03::scaled_scores(q, k), Matrix::Zero(2, 6), 0.0));
 }
 
+TEST_CASE("3.2 with d_k = 1 there is nothing to scale") {
+  // sqrt(1) = 1: the scores are the plain products. A divisor of d_k - 1 or an integer sqrt would
+  // show here (0 or a division by zero).
+  const Matrix s = ch03::scaled_scores(from_rows(2, 1, {3, -2}), from_rows(3, 1, {1, -0.5, 4}));
+  CHECK(near(s, from_rows(2, 3, {3, -1.5, 12, -2, 1, -8})));
+}
+
 TEST_CASE("3.2 bad input throws ShapeError or ValueError") {
   const Matrix q = Matrix::Ones(2, 3), k = Matrix::Ones(4, 3);
-  CHECK_THROWS_AS_MESSAGE(ch03::scaled_scores(q, Matrix::Ones(4, 5)), ShapeError, kCheckSameCols);
-  CHECK_THROWS_AS_MESSAGE(ch03::scaled_scores(Matrix(0, 3), k), ShapeError, kCheckEmpty);
-  CHECK_THROWS_AS_MESSAGE(ch03::scaled_scores(Matrix(2, 0), Matrix(4, 0)), ShapeError,
-                          kCheckEmpty);  // d_k = 0: there is no sqrt(d_k) to divide by
+  CHECK_THROWS_TYPED(ch03::scaled_scores(q, Matrix::Ones(4, 5)), ShapeError, "scaled_scores",
+                     kCheckSameCols);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(q, Matrix::Ones(4, 2)), ShapeError, "scaled_scores",
+                     kCheckSameCols);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(Matrix(0, 3), k), ShapeError, "scaled_scores",
+                     kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(q, Matrix(0, 3)), ShapeError, "scaled_scores",
+                     kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(Matrix(2, 0), Matrix(4, 0)), ShapeError, "scaled_scores",
+                     kCheckEmpty);  // d_k = 0: there is no sqrt(d_k) to divide by
   Matrix bad = k;
   bad(2, 1) = kNaN;
-  CHECK_THROWS_AS_MESSAGE(ch03::scaled_scores(q, bad), ValueError, kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(q, bad), ValueError, "scaled_scores", kCheckFinite);
   bad(2, 1) = kInf;
-  CHECK_THROWS_AS_MESSAGE(ch03::scaled_scores(bad, q), ValueError, kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::scaled_scores(bad, q), ValueError, "scaled_scores", kCheckFinite);
+  bad(2, 1) = -kInf;
+  CHECK_THROWS_TYPED(ch03::scaled_scores(q, bad), ValueError, "scaled_scores", kCheckFinite);
 }
 
 // ---- 3.3 softmax_rows -----------------------------------------------------------------------
@@ -352,6 +391,36 @@ TEST_CASE("3.3 large scores neither overflow nor underflow") {
   CHECK_MESSAGE(near(w, expected), large_score_diagnosis(s, w));
 }
 
+TEST_CASE("3.3 the largest score may sit in any position and differ by far more than exp's range") {
+  // Row p has its maximum at position p. exp overflows above about 709.8 and underflows to 0 below
+  // about -745, so spreads of 1e4 and 1e300 are far beyond its range in both directions. Only the
+  // row's own maximum is safe to subtract: the first entry, the row's mean, its minimum, 0 or the
+  // whole matrix's maximum all send some exponent past the range here.
+  const Index m = 4;
+  const double l3 = std::log(3.0);
+  for (double spread : {1e4, 1e300}) {
+    CAPTURE(spread);
+    // Rows 0..m-1: one huge score at p, every other one hugely negative: all weight on p.
+    // Rows m..2m-1: the whole row near +1e4 (p even) or -1e4 (p odd), position p ln 3 above the
+    // others: weights 3 / (3 + m - 1) at p and 1 / (3 + m - 1) elsewhere.
+    Matrix s(2 * m, m), expected(2 * m, m);
+    for (Index p = 0; p < m; ++p) {
+      s.row(p).setConstant(-spread);
+      s(p, p) = spread;
+      expected.row(p).setZero();
+      expected(p, p) = 1.0;
+      const double level = p % 2 == 0 ? 1e4 : -1e4;
+      s.row(m + p).setConstant(level);
+      s(m + p, p) = level + l3;
+      const double e = std::exp(s(m + p, p) - level);  // 3, up to the rounding of level + ln 3
+      expected.row(m + p).setConstant(1.0 / (e + static_cast<double>(m - 1)));
+      expected(m + p, p) = e / (e + static_cast<double>(m - 1));
+    }
+    const Matrix w = ch03::softmax_rows(s);
+    CHECK_MESSAGE(near(w, expected), large_score_diagnosis(s, w));
+  }
+}
+
 TEST_CASE("3.3 each row is a distribution over its own keys") {
   Rng rng(33);
   Matrix s = 3.0 * normal_matrix(3, 5, rng);
@@ -371,15 +440,15 @@ TEST_CASE("3.3 equal scores such as those of a zero query give uniform weights")
 }
 
 TEST_CASE("3.3 bad input throws ShapeError or ValueError") {
-  CHECK_THROWS_AS_MESSAGE(ch03::softmax_rows(Matrix(0, 3)), ShapeError, kCheckEmpty);
-  CHECK_THROWS_AS_MESSAGE(ch03::softmax_rows(Matrix(3, 0)), ShapeError, kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::softmax_rows(Matrix(0, 3)), ShapeError, "softmax_rows", kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::softmax_rows(Matrix(3, 0)), ShapeError, "softmax_rows", kCheckEmpty);
   Matrix s = Matrix::Zero(2, 3);
   s(1, 1) = kNaN;
-  CHECK_THROWS_AS_MESSAGE(ch03::softmax_rows(s), ValueError, kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::softmax_rows(s), ValueError, "softmax_rows", kCheckFinite);
   s(1, 1) = kInf;
-  CHECK_THROWS_AS_MESSAGE(ch03::softmax_rows(s), ValueError, kCheckFinite);
-  s(1, 1) = -kInf;
-  CHECK_THROWS_AS_MESSAGE(ch03::softmax_rows(s), ValueError, kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::softmax_rows(s), ValueError, "softmax_rows", kCheckFinite);
+  s(1, 1) = -kInf;  // a masked score is chapter 4's subject: here it is bad input
+  CHECK_THROWS_TYPED(ch03::softmax_rows(s), ValueError, "softmax_rows", kCheckFinite);
 }
 
 // ---- 3.4 dot_product_variance ---------------------------------------------------------------
@@ -394,17 +463,15 @@ TEST_CASE("3.4 exact sample variance of a small case in the documented draw orde
     Rng rng(seed);
     const double v = ch03::dot_product_variance(d_k, samples, false, rng);
     const double expected = sample_variance(z);
-    CHECK_MESSAGE(near(scalar(v), scalar(expected)),
-                  suspect(scalar(v),
-                          {{kPopulation, scalar(squares_about(z, mean_of(z), n))},
-                           {kZeroMean, scalar(squares_about(z, 0.0, n - 1))},
-                           {"assumed mean 0 and divided by samples?",
-                            scalar(squares_about(z, 0.0, n))},
-                           {"q and k components drawn interleaved instead of q first, then k?",
-                            scalar(sample_variance(interleaved_dots(d_k, samples, seed)))},
-                           {"every sample's q drawn before every k? Draw q then k per sample",
-                            scalar(sample_variance(queries_first_dots(d_k, samples, seed)))},
-                           {"scaled although scaled is false?", scalar(expected / d_k)}}));
+    CHECK_MESSAGE(near(v, expected),
+                  suspect(v, {{kPopulation, squares_about(z, mean_of(z), n)},
+                              {kZeroMean, squares_about(z, 0.0, n - 1)},
+                              {"assumed mean 0 and divided by samples?", squares_about(z, 0.0, n)},
+                              {"q and k components drawn interleaved instead of q first, then k?",
+                               sample_variance(interleaved_dots(d_k, samples, seed))},
+                              {"every sample's q drawn before every k? Draw q then k per sample",
+                               sample_variance(queries_first_dots(d_k, samples, seed))},
+                              {"scaled although scaled is false?", expected / d_k}}));
     // The generator moved on by exactly 2 · d_k · samples normals, no more, no fewer.
     Rng replica(seed);
     for (int i = 0; i < 2 * d_k * samples; ++i) replica.normal();
@@ -416,14 +483,13 @@ TEST_CASE("3.4 exact sample variance of a small case in the documented draw orde
     Rng rng(seed);
     const double v = ch03::dot_product_variance(d_k, samples, true, rng);
     const double expected = sample_variance(divided(z, root));  // Var(z / sqrt(d_k)) = Var(z) / d_k
-    CHECK_MESSAGE(near(scalar(v), scalar(expected)),
-                  suspect(scalar(v),
-                          {{kNoScaling, scalar(sample_variance(z))},
-                           {kByDk, scalar(sample_variance(divided(z, d_k)))},
-                           {"the variance divided by sqrt(d_k) instead of the scores?",
-                            scalar(sample_variance(z) / root)},
-                           {kPopulation, scalar(sample_variance(divided(z, root)) * (n - 1) / n)},
-                           {kZeroMean, scalar(squares_about(divided(z, root), 0.0, n - 1))}}));
+    CHECK_MESSAGE(near(v, expected),
+                  suspect(v, {{kNoScaling, sample_variance(z)},
+                              {kByDk, sample_variance(divided(z, d_k))},
+                              {"the variance divided by sqrt(d_k) instead of the scores?",
+                               sample_variance(z) / root},
+                              {kPopulation, sample_variance(divided(z, root)) * (n - 1) / n},
+                              {kZeroMean, squares_about(divided(z, root), 0.0, n - 1)}}));
   }
 }
 
@@ -446,10 +512,12 @@ TEST_CASE("3.4 unscaled variance grows like d_k and scaled variance stays near 1
     CAPTURE(unscaled);
     CAPTURE(scaled);
     CHECK_MESSAGE(std::abs(unscaled / d - 1.0) <= tolerance,
-                  suspect_relative(unscaled, {{1.0, "scaled although scaled is false?"}},
-                                   tolerance));
+                  suspect_relative(unscaled, {{1.0, "scaled although scaled is false?"}}, tolerance,
+                                   "the unscaled variance is more than 5 standard errors from "
+                                   "d_k"));
     CHECK_MESSAGE(std::abs(scaled - 1.0) <= tolerance,
-                  suspect_relative(scaled, {{1.0 / d, kByDk}, {d, kNoScaling}}, tolerance));
+                  suspect_relative(scaled, {{1.0 / d, kByDk}, {d, kNoScaling}}, tolerance,
+                                   "the scaled variance is more than 5 standard errors from 1"));
   }
 }
 
@@ -458,10 +526,17 @@ TEST_CASE("3.4 d_k below 1 or fewer than 2 samples throw ShapeError") {
   constexpr char check_samples[] =
       "samples < 2 must throw ShapeError (one value has no sample variance): a missing check?";
   Rng rng(0);
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_product_variance(0, 10, false, rng), ShapeError, check_dk);
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_product_variance(-3, 10, true, rng), ShapeError, check_dk);
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_product_variance(4, 1, false, rng), ShapeError, check_samples);
-  CHECK_THROWS_AS_MESSAGE(ch03::dot_product_variance(4, 0, true, rng), ShapeError, check_samples);
+  // At the edge (0, 1), a little below it (-1) and far below it (the most negative int).
+  for (int d_k : {0, -1, -3, kIntMin}) {
+    CAPTURE(d_k);
+    CHECK_THROWS_TYPED(ch03::dot_product_variance(d_k, 10, false, rng), ShapeError,
+                       "dot_product_variance", check_dk);
+  }
+  for (int samples : {1, 0, -1, kIntMin}) {
+    CAPTURE(samples);
+    CHECK_THROWS_TYPED(ch03::dot_product_variance(4, samples, true, rng), ShapeError,
+                       "dot_product_variance", check_samples);
+  }
   CHECK_NOTHROW(ch03::dot_product_variance(1, 2, true, rng));  // the smallest valid case
 }
 
@@ -520,16 +595,46 @@ TEST_CASE("3.5 bad weights throw ShapeError or ValueError") {
   constexpr char check_negative[] = "a negative weight must throw ValueError: a missing check?";
   constexpr char check_sum[] =
       "a row that does not sum to 1 (within 1e-9) must throw ValueError: a missing check?";
-  CHECK_THROWS_AS_MESSAGE(ch03::row_entropy(Matrix(0, 4)), ShapeError, kCheckEmpty);
-  CHECK_THROWS_AS_MESSAGE(ch03::row_entropy(from_rows(1, 2, {1.5, -0.5})), ValueError,
-                          check_negative);  // sums to 1, but is no distribution
-  CHECK_THROWS_AS_MESSAGE(ch03::row_entropy(from_rows(1, 2, {kNaN, 1})), ValueError, kCheckFinite);
-  CHECK_THROWS_AS_MESSAGE(ch03::row_entropy(from_rows(1, 2, {kInf, 0})), ValueError, kCheckFinite);
-  CHECK_THROWS_AS_MESSAGE(ch03::row_entropy(from_rows(2, 2, {0.5, 0.5, 0.6, 0.3})), ValueError,
-                          check_sum);  // row 1 sums to 0.9
-  CHECK_THROWS_AS_MESSAGE(ch03::row_entropy(from_rows(1, 2, {0.5, 0.5 + 1e-6})), ValueError,
-                          check_sum);
-  CHECK_NOTHROW(ch03::row_entropy(from_rows(1, 2, {0.5, 0.5 + 1e-12})));  // within 1e-9 is fine
+  // Each dimension empty on its own: no rows, and rows of no weights (which sum to 0, but the
+  // shape is what is wrong: ShapeError, not ValueError).
+  CHECK_THROWS_TYPED(ch03::row_entropy(Matrix(0, 4)), ShapeError, "row_entropy", kCheckEmpty);
+  CHECK_THROWS_TYPED(ch03::row_entropy(Matrix(4, 0)), ShapeError, "row_entropy", kCheckEmpty);
+  // Negative weights, large and tiny, in rows that still sum to 1: no distribution either way
+  // (a tolerance for "slightly negative" rounding is not in the contract).
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {1.5, -0.5})), ValueError, "row_entropy",
+                     check_negative);
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 3, {-1e15, 1e15, 1})), ValueError,
+                     "row_entropy", check_negative);
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {1, -1e-300})), ValueError, "row_entropy",
+                     check_negative);
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {kNaN, 1})), ValueError, "row_entropy",
+                     kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {kInf, 0})), ValueError, "row_entropy",
+                     kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(1, 2, {1, -kInf})), ValueError, "row_entropy",
+                     kCheckFinite);
+  CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(2, 2, {0.5, 0.5, 0.6, 0.3})), ValueError,
+                     "row_entropy", check_sum);  // row 1 sums to 0.9
+}
+
+TEST_CASE("3.5 the row-sum tolerance 1e-9 is kept on both sides") {
+  // Just inside (|sum - 1| = 0.9e-9) is a distribution; just outside (1.1e-9) is not. A looser
+  // tolerance (1e-8, 1e-6), a one-sided test, or exact equality shows here. The sums are exact to
+  // about 1e-16, far below the 0.1e-9 margin.
+  constexpr char check_sum[] =
+      "a row that does not sum to 1 (within 1e-9) must throw ValueError: a missing check, or a "
+      "looser tolerance than 1e-9?";
+  for (double off : {0.9e-9, -0.9e-9}) {
+    CAPTURE(off);
+    const Vector h = ch03::row_entropy(from_rows(1, 2, {0.5, 0.5 + off}));
+    CHECK_MESSAGE(near(h(0), std::log(2.0), 1e-8),
+                  "a row summing to 1 within 1e-9 is a distribution: its entropy is about ln 2");
+  }
+  for (double off : {1.1e-9, -1.1e-9, 1e-6, -1e-6}) {
+    CAPTURE(off);
+    CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(2, 2, {0.5, 0.5, 0.5, 0.5 + off})), ValueError,
+                       "row_entropy", check_sum);
+  }
 }
 
 }  // TEST_SUITE

@@ -253,13 +253,22 @@ int main(int argc, char** argv) {
     {
       const int samples = 1000;
       const std::vector<VarianceRow> rows = variance_experiment(samples);
-      std::printf("%d random pairs (q, k) per row, components iid N(0, 1)\n\n", samples);
-      std::printf("%6s %12s %8s %22s %8s\n", "d_k", "Var(q.k)", "theory", "Var(q.k/sqrt(d_k))",
-                  "theory");
+      std::printf("%d random pairs (q, k) per row, components iid N(0, 1); each measured\n"
+                  "variance +- its standard error; the scaled column is the unscaled one\n"
+                  "divided by d_k (the same draws); the last column is the miss in\n"
+                  "standard errors\n\n", samples);
+      std::printf("%6s %17s %7s %20s %7s %9s\n", "d_k", "Var(q.k)", "theory", "Var(q.k/sqrt(d_k))",
+                  "theory", "miss");
       std::vector<double> dks, unscaled, scaled, theory;
       for (const VarianceRow& row : rows) {
-        std::printf("%6.0f %12s %8.0f %22s %8s\n", row.d_k, number(row.unscaled, 2).c_str(),
-                    row.d_k, number(row.scaled).c_str(), number(1.0).c_str());
+        // The sample variance of N values of z = q.k has a standard error of about
+        // sqrt((E z^4 - (Var z)^2) / N) = d_k sqrt((2 + 6 / d_k) / N) (see the page).
+        const double relative_error = std::sqrt((2.0 + 6.0 / row.d_k) / samples);
+        const std::string measured = number(row.unscaled, 2) + " +- " + number(row.d_k * relative_error, 2);
+        const std::string measured_scaled = number(row.scaled) + " +- " + number(relative_error);
+        std::printf("%6.0f %17s %7.0f %20s %7s %9s\n", row.d_k, measured.c_str(), row.d_k,
+                    measured_scaled.c_str(), number(1.0, 0).c_str(),
+                    number((row.scaled - 1.0) / relative_error, 2).c_str());
         dks.push_back(row.d_k);
         unscaled.push_back(row.unscaled);
         scaled.push_back(row.scaled);

@@ -1,7 +1,8 @@
 // Chapter 4 contract — causal masking: the future is not available.
 // Students implement these in exercises/04-causal-masking/ex1_causal_mask.cpp to
-// ex3_causal_attention.cpp, one file per exercise; the reference is in solutions/04-causal-masking/. Shapes: q is (n_q, d_k), k is (n_k, d_k),
-// v is (n_k, d_v); masks and weights are (n_q, n_k).
+// ex3_causal_attention.cpp, one file per exercise; the reference is in
+// solutions/04-causal-masking/. Shapes: q is (n_q, d_k), k is (n_k, d_k), v is (n_k, d_v); masks
+// and weights are (n_q, n_k).
 #pragma once
 
 #include "scalebook/alignment.hpp"
@@ -10,6 +11,15 @@
 
 /// \file
 /// \brief Chapter 4's exercise contract: the causal mask, a masked softmax, causal attention.
+///
+/// Rules for every function here (the checks rely on them):
+/// - Bad input throws scalebook::ShapeError (empty, shapes that do not fit, sizes below 1) or
+///   scalebook::ValueError (NaN or infinity), exactly those types, and never aborts or returns
+///   garbage.
+/// - Every error message starts with the function's name and ": ", e.g.
+///   "masked_softmax: allowed (4, 3) must have the shape of scores (3, 4)". lib's require_*
+///   helpers (scalebook/core.hpp) write messages that way; an error from Eigen's own assertions
+///   does not count as the function's check.
 
 namespace scalebook::ch04 {
 

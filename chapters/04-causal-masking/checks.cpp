@@ -23,12 +23,15 @@ using namespace scalebook;
 using namespace scalebook::ch04;
 using scalebook::testing::identical;
 using scalebook::testing::near;
+using scalebook::testing::same_mask;
 using scalebook::testing::suspect;
+using scalebook::testing::suspect_mask;
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr Index kMostNegative = std::numeric_limits<Index>::min();
 
 // The known mistakes, as the failure messages name them.
 constexpr const char* kDiagonalMasked = "diagonal masked too (j < i instead of j <= i)? A position must see itself";
@@ -44,6 +47,18 @@ constexpr const char* kDkScaling = "scores divided by d_k instead of sqrt(d_k)?"
 constexpr const char* kNoMask = "no mask at all (every query sees every key)?";
 
 Matrix numbers(const BoolMatrix& m) { return m.cast<double>(); }
+
+BoolMatrix bools(const Matrix& m) { return m.array() != 0.0; }
+
+std::string name_of(Alignment alignment) {
+  return alignment == Alignment::TopLeft ? "TopLeft" : "BottomRight";
+}
+
+// What the bad-input checks suspect when nothing was thrown.
+constexpr const char* kCheckSizes = "sizes below 1 must throw ShapeError: a missing require_positive?";
+constexpr const char* kCheckEmpty = "empty input must throw ShapeError: a missing require_nonempty?";
+constexpr const char* kCheckShape = "shapes that do not fit must throw ShapeError: a missing shape check?";
+constexpr const char* kCheckFinite = "NaN or infinity must throw ValueError: a missing require_finite?";
 
 // A matrix written out row by row.
 Matrix grid(std::initializer_list<std::initializer_list<double>> rows) {
@@ -129,66 +144,94 @@ TEST_SUITE("04-causal-masking") {
 // ---- 4.1 causal_mask ------------------------------------------------------------------------------
 
 TEST_CASE("4.1 a square mask allows the diagonal and everything before it") {
-  const Matrix expected = grid({{1, 0, 0, 0},
-                                {1, 1, 0, 0},
-                                {1, 1, 1, 0},
-                                {1, 1, 1, 1}});
-  const Matrix diagonal_masked = grid({{0, 0, 0, 0},
-                                       {1, 0, 0, 0},
-                                       {1, 1, 0, 0},
-                                       {1, 1, 1, 0}});
-  const Matrix transposed = expected.transpose();
-  const Matrix inverted = Matrix::Ones(4, 4) - expected;
+  const BoolMatrix expected = bools(grid({{1, 0, 0, 0},
+                                         {1, 1, 0, 0},
+                                         {1, 1, 1, 0},
+                                         {1, 1, 1, 1}}));
+  const BoolMatrix diagonal_masked = bools(grid({{0, 0, 0, 0},
+                                                {1, 0, 0, 0},
+                                                {1, 1, 0, 0},
+                                                {1, 1, 1, 0}}));
+  const BoolMatrix transposed = expected.transpose();
+  const BoolMatrix inverted = expected.array() == false;
   for (Alignment alignment : {Alignment::TopLeft, Alignment::BottomRight}) {
     INFO("alignment: ", std::string(alignment == Alignment::TopLeft ? "TopLeft" : "BottomRight (equal lengths: same mask)"));
-    const Matrix actual = numbers(causal_mask(4, 4, alignment));
-    CHECK_MESSAGE(near(actual, expected),
-                  suspect(actual, {{kDiagonalMasked, diagonal_masked},
-                                   {kTransposed, transposed},
-                                   {kInverted, inverted}}));
+    const BoolMatrix actual = causal_mask(4, 4, alignment);
+    CHECK_MESSAGE(same_mask(actual, expected),
+                  suspect_mask(actual, {{kDiagonalMasked, diagonal_masked},
+                                        {kTransposed, transposed},
+                                        {kInverted, inverted}}));
   }
-  const Matrix one = numbers(causal_mask(1, 1));
-  CHECK_MESSAGE(near(one, Matrix::Ones(1, 1)), "a one-token sequence: the token must see itself");
+  for (Alignment alignment : {Alignment::TopLeft, Alignment::BottomRight}) {
+    INFO("alignment: ", name_of(alignment));
+    CHECK_MESSAGE(same_mask(causal_mask(1, 1, alignment), BoolMatrix::Constant(1, 1, true)),
+                  "a one-token sequence: the token must see itself");
+  }
 }
 
 TEST_CASE("4.1 fewer queries than keys - top-left and bottom-right alignment") {
   // n_q = 2, n_k = 5. Top-left: queries are positions 0 and 1. Bottom-right: they are the last two
   // positions, 3 and 4, after three earlier (e.g. cached) keys.
-  const Matrix top_left = grid({{1, 0, 0, 0, 0},
-                                {1, 1, 0, 0, 0}});
-  const Matrix bottom_right = grid({{1, 1, 1, 1, 0},
-                                    {1, 1, 1, 1, 1}});
-  const Matrix shift_wrong_sign = Matrix::Zero(2, 5);
-  const Matrix tl = numbers(causal_mask(2, 5, Alignment::TopLeft));
-  const Matrix transposed = numbers(mask_where(2, 5, [](Index i, Index j) { return j >= i; }));
-  CHECK_MESSAGE(near(tl, top_left), suspect(tl, {{kAlignmentSwapped, bottom_right}, {kTransposed, transposed}}));
-  const Matrix br = numbers(causal_mask(2, 5, Alignment::BottomRight));
-  CHECK_MESSAGE(near(br, bottom_right), suspect(br, {{kAlignmentSwapped, top_left},
-                                                     {kShiftSign, shift_wrong_sign}}));
-  const Matrix by_default = numbers(causal_mask(2, 5));
-  CHECK_MESSAGE(near(by_default, top_left), "the default alignment is TopLeft");
+  const BoolMatrix top_left = bools(grid({{1, 0, 0, 0, 0},
+                                          {1, 1, 0, 0, 0}}));
+  const BoolMatrix bottom_right = bools(grid({{1, 1, 1, 1, 0},
+                                              {1, 1, 1, 1, 1}}));
+  const BoolMatrix shift_wrong_sign = BoolMatrix::Constant(2, 5, false);
+  const BoolMatrix tl = causal_mask(2, 5, Alignment::TopLeft);
+  const BoolMatrix transposed = mask_where(2, 5, [](Index i, Index j) { return j >= i; });
+  CHECK_MESSAGE(same_mask(tl, top_left),
+                suspect_mask(tl, {{kAlignmentSwapped, bottom_right}, {kTransposed, transposed}}));
+  const BoolMatrix br = causal_mask(2, 5, Alignment::BottomRight);
+  CHECK_MESSAGE(same_mask(br, bottom_right), suspect_mask(br, {{kAlignmentSwapped, top_left},
+                                                               {kShiftSign, shift_wrong_sign}}));
+  CHECK_MESSAGE(same_mask(causal_mask(2, 5), top_left), "the default alignment is TopLeft");
 }
 
 TEST_CASE("4.1 more queries than keys - bottom-right masks the first rows fully") {
   // n_q = 5, n_k = 2. Bottom-right puts the last query on the last key: queries 0, 1, 2 would sit
   // before the first key, so they may see nothing.
-  const Matrix top_left = grid({{1, 0}, {1, 1}, {1, 1}, {1, 1}, {1, 1}});
-  const Matrix bottom_right = grid({{0, 0}, {0, 0}, {0, 0}, {1, 0}, {1, 1}});
-  const Matrix shift_wrong_sign = grid({{1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}});
-  const Matrix tl = numbers(causal_mask(5, 2, Alignment::TopLeft));
-  CHECK_MESSAGE(near(tl, top_left), suspect(tl, {{kAlignmentSwapped, bottom_right}}));
-  const Matrix br = numbers(causal_mask(5, 2, Alignment::BottomRight));
-  CHECK_MESSAGE(near(br, bottom_right), suspect(br, {{kAlignmentSwapped, top_left},
-                                                     {kShiftSign, shift_wrong_sign}}));
+  const BoolMatrix top_left = bools(grid({{1, 0}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}));
+  const BoolMatrix bottom_right = bools(grid({{0, 0}, {0, 0}, {0, 0}, {1, 0}, {1, 1}}));
+  const BoolMatrix shift_wrong_sign = BoolMatrix::Constant(5, 2, true);
+  const BoolMatrix no_negative_shift = top_left;  // the shift clamped at 0 (max(0, n_k - n_q))
+  const BoolMatrix tl = causal_mask(5, 2, Alignment::TopLeft);
+  CHECK_MESSAGE(same_mask(tl, top_left), suspect_mask(tl, {{kAlignmentSwapped, bottom_right}}));
+  const BoolMatrix br = causal_mask(5, 2, Alignment::BottomRight);
+  CHECK_MESSAGE(same_mask(br, bottom_right),
+                suspect_mask(br, {{"top-left and bottom-right alignment swapped, or the bottom-right "
+                                   "shift clamped at 0? With n_q > n_k it is negative",
+                                   no_negative_shift},
+                                  {kShiftSign, shift_wrong_sign}}));
+}
+
+TEST_CASE("4.1 every size from 1 to 6 and both alignments follow the rule") {
+  // allowed(i, j) = j <= i + offset, offset 0 (TopLeft) or n_k - n_q (BottomRight): n_q <, = and
+  // > n_k, one query, one key.
+  for (Alignment alignment : {Alignment::TopLeft, Alignment::BottomRight}) {
+    for (Index n_q = 1; n_q <= 6; ++n_q) {
+      for (Index n_k = 1; n_k <= 6; ++n_k) {
+        INFO("causal_mask(", n_q, ", ", n_k, ", ", name_of(alignment), ")");
+        const Index offset = alignment == Alignment::BottomRight ? n_k - n_q : 0;
+        const BoolMatrix actual = causal_mask(n_q, n_k, alignment);
+        CHECK_MESSAGE(same_mask(actual, lower_triangle(n_q, n_k, offset)),
+                      suspect_mask(actual, {{kDiagonalMasked, lower_triangle(n_q, n_k, offset - 1)},
+                                            {kShiftSign, lower_triangle(n_q, n_k, -offset)}}));
+      }
+    }
+  }
 }
 
 TEST_CASE("4.1 sizes below one throw ShapeError") {
+  // At the edge (0), a little below (-1) and far below (the most negative Index), for each size
+  // alone and both together, with both alignments.
   for (Alignment alignment : {Alignment::TopLeft, Alignment::BottomRight}) {
-    CHECK_THROWS_AS(causal_mask(0, 3, alignment), ShapeError);
-    CHECK_THROWS_AS(causal_mask(3, 0, alignment), ShapeError);
-    CHECK_THROWS_AS(causal_mask(0, 0, alignment), ShapeError);
-    CHECK_THROWS_AS(causal_mask(-1, 2, alignment), ShapeError);
-    CHECK_THROWS_AS(causal_mask(2, -5, alignment), ShapeError);
+    INFO("alignment: ", name_of(alignment));
+    for (Index bad : {Index{0}, Index{-1}, Index{-5}, kMostNegative}) {
+      INFO("bad size: ", bad);
+      CHECK_THROWS_TYPED(causal_mask(bad, 3, alignment), ShapeError, "causal_mask", kCheckSizes);
+      CHECK_THROWS_TYPED(causal_mask(3, bad, alignment), ShapeError, "causal_mask", kCheckSizes);
+      CHECK_THROWS_TYPED(causal_mask(bad, bad, alignment), ShapeError, "causal_mask", kCheckSizes);
+    }
   }
 }
 
@@ -275,6 +318,50 @@ TEST_CASE("4.2 a huge score on a masked entry takes no weight and large allowed 
   CHECK_MESSAGE(not_zero.empty(), not_zero);
 }
 
+TEST_CASE("4.2 the largest allowed score may sit anywhere and masked ones may be larger still") {
+  // Row p of each block has its largest allowed score at position p; the spreads (1e4, 1e300) are
+  // far beyond exp's range (about -745 to 709.8) in both directions. Only the maximum over the
+  // allowed entries of the row itself is safe to subtract: the first entry (masked here in some
+  // rows, with a huge score), 0, the maximum over every entry or over the whole matrix all send
+  // some exponent past the range.
+  const Index m = 4;
+  for (double spread : {1e4, 1e300}) {
+    CAPTURE(spread);
+    Matrix scores(3 * m, m), expected = Matrix::Zero(3 * m, m);
+    BoolMatrix allowed = BoolMatrix::Constant(3 * m, m, true);
+    for (Index p = 0; p < m; ++p) {
+      // Block 1: everything allowed, one huge score at p, all others hugely negative.
+      scores.row(p).setConstant(-spread);
+      scores(p, p) = spread;
+      expected(p, p) = 1.0;
+      // Block 2: the same row, but every other entry masked and given a score above the maximum.
+      scores.row(m + p).setConstant(2 * (spread / 3));
+      scores(m + p, p) = -spread;  // the only allowed entry, far below the masked ones
+      allowed.row(m + p).setConstant(false);
+      allowed(m + p, p) = true;
+      expected(m + p, p) = 1.0;
+      // Block 3: allowed entries far from 0 (+1e4 for even p, -1e4 for odd p), p ln 3 above the
+      // other allowed one; the rest masked with huge scores.
+      const Index other = (p + 1) % m;
+      const double level = p % 2 == 0 ? 1e4 : -1e4;
+      scores.row(2 * m + p).setConstant(spread);
+      scores(2 * m + p, other) = level;
+      scores(2 * m + p, p) = level + std::log(3.0);
+      allowed.row(2 * m + p).setConstant(false);
+      allowed(2 * m + p, p) = allowed(2 * m + p, other) = true;
+      const double e = std::exp(scores(2 * m + p, p) - level);  // 3, up to rounding
+      expected(2 * m + p, p) = e / (e + 1.0);
+      expected(2 * m + p, other) = 1.0 / (e + 1.0);
+    }
+    const Matrix w = masked_softmax(scores, allowed);
+    CHECK_MESSAGE(!has_nan(w), "NaN: subtract the maximum over the row's allowed entries (not its "
+                               "first entry, not 0, not a maximum that includes masked scores)");
+    CHECK_MESSAGE(near(w, expected), suspect(w, {{kAfterSoftmax, Matrix(softmax_rows(scores).cwiseProduct(numbers(allowed)))}}));
+    const std::string not_zero = masked_weights_not_zero(w, allowed);
+    CHECK_MESSAGE(not_zero.empty(), not_zero);
+  }
+}
+
 TEST_CASE("4.2 a fully masked row gives all zeros and no NaN") {
   const Matrix scores = grid({{0.5, -1.0, 2.0},
                               {1.0, 3.0, 1.0},
@@ -296,19 +383,25 @@ TEST_CASE("4.2 a fully masked row gives all zeros and no NaN") {
 }
 
 TEST_CASE("4.2 bad input throws ShapeError or ValueError") {
-  CHECK_THROWS_AS(masked_softmax(Matrix(0, 0), BoolMatrix(0, 0)), ShapeError);
-  CHECK_THROWS_AS(masked_softmax(Matrix(0, 3), BoolMatrix(0, 3)), ShapeError);
-  CHECK_THROWS_WITH_AS(masked_softmax(Matrix::Zero(3, 4), BoolMatrix::Constant(4, 3, true)),
-                       doctest::Contains("masked_softmax"), ShapeError);
-  CHECK_THROWS_WITH_AS(masked_softmax(Matrix::Zero(3, 4), BoolMatrix::Constant(3, 3, true)),
-                       doctest::Contains("masked_softmax"), ShapeError);
+  // Each dimension empty on its own, and both.
+  CHECK_THROWS_TYPED(masked_softmax(Matrix(0, 0), BoolMatrix(0, 0)), ShapeError, "masked_softmax", kCheckEmpty);
+  CHECK_THROWS_TYPED(masked_softmax(Matrix(0, 3), BoolMatrix(0, 3)), ShapeError, "masked_softmax", kCheckEmpty);
+  CHECK_THROWS_TYPED(masked_softmax(Matrix(3, 0), BoolMatrix(3, 0)), ShapeError, "masked_softmax", kCheckEmpty);
+  // A mask with fewer and with more rows, fewer and more columns, and transposed (same size):
+  // checking only one dimension, only the size, or only "not smaller" lets one of these through.
+  const Matrix scores = Matrix::Zero(3, 4);
+  for (auto [rows, cols] : {std::pair<Index, Index>{2, 4}, {5, 4}, {3, 3}, {3, 6}, {4, 3}}) {
+    INFO("allowed (", rows, ", ", cols, ") for scores (3, 4)");
+    CHECK_THROWS_TYPED(masked_softmax(scores, BoolMatrix::Constant(rows, cols, true)), ShapeError,
+                       "masked_softmax", kCheckShape);
+  }
   const BoolMatrix causal = lower_triangle(3, 3, 0);
   for (double bad : {kNaN, kInf, -kInf}) {
     for (auto [i, j] : {std::pair<Index, Index>{1, 0}, std::pair<Index, Index>{0, 2}}) {
       INFO("scores(", i, ", ", j, ") = ", bad, std::string(causal(i, j) ? " (allowed entry)" : " (masked entry)"));
-      Matrix scores = Matrix::Zero(3, 3);
-      scores(i, j) = bad;
-      CHECK_THROWS_AS(masked_softmax(scores, causal), ValueError);
+      Matrix bad_scores = Matrix::Zero(3, 3);
+      bad_scores(i, j) = bad;
+      CHECK_THROWS_TYPED(masked_softmax(bad_scores, causal), ValueError, "masked_softmax", kCheckFinite);
     }
   }
 }
@@ -376,12 +469,15 @@ TEST_CASE("4.3 attention equals a plain loop for equal and unequal lengths and w
 
   SUBCASE("equal lengths") {
     const BoolMatrix causal = lower_triangle(5, 5, 0);
-    const Matrix out = causal_attention(q, k, v);
-    CHECK_MESSAGE(near(out, attention_by_loops(q, k, v, causal, root)),
-                  suspect(out, {{kNoScaling, attention_by_loops(q, k, v, causal, 1.0)},
-                                {kDkScaling, attention_by_loops(q, k, v, causal, 3.0)},
-                                {kNoMask, attention_by_loops(q, k, v, lower_triangle(5, 5, 5), root)},
-                                {kDiagonalMasked, attention_by_loops(q, k, v, lower_triangle(5, 5, -1), root)}}));
+    for (Alignment alignment : {Alignment::TopLeft, Alignment::BottomRight}) {
+      INFO("alignment: ", name_of(alignment));
+      const Matrix out = causal_attention(q, k, v, alignment);
+      CHECK_MESSAGE(near(out, attention_by_loops(q, k, v, causal, root)),
+                    suspect(out, {{kNoScaling, attention_by_loops(q, k, v, causal, 1.0)},
+                                  {kDkScaling, attention_by_loops(q, k, v, causal, 3.0)},
+                                  {kNoMask, attention_by_loops(q, k, v, lower_triangle(5, 5, 5), root)},
+                                  {kDiagonalMasked, attention_by_loops(q, k, v, lower_triangle(5, 5, -1), root)}}));
+    }
   }
   SUBCASE("two queries, five keys") {
     const Matrix q2 = q.topRows(2);
@@ -392,13 +488,15 @@ TEST_CASE("4.3 attention equals a plain loop for equal and unequal lengths and w
     const Matrix br = causal_attention(q2, k, v, Alignment::BottomRight);
     CHECK_MESSAGE(near(br, bottom_right), suspect(br, {{kAlignmentSwapped, top_left}}));
   }
-  SUBCASE("five queries, two keys: the first three see nothing and output zeros") {
+  SUBCASE("five queries, two keys: bottom-right, the first three see nothing and output zeros") {
     const Matrix k2 = k.topRows(2), v2 = v.topRows(2);
+    const Matrix top_left = attention_by_loops(q, k2, v2, lower_triangle(5, 2, 0), root);
     const Matrix bottom_right = attention_by_loops(q, k2, v2, lower_triangle(5, 2, -3), root);
     const Matrix br = causal_attention(q, k2, v2, Alignment::BottomRight);
     CHECK_MESSAGE(!has_nan(br), "a query with no visible key outputs zeros (the fully masked row policy), not NaN");
-    CHECK_MESSAGE(near(br, bottom_right),
-                  suspect(br, {{kAlignmentSwapped, attention_by_loops(q, k2, v2, lower_triangle(5, 2, 0), root)}}));
+    CHECK_MESSAGE(near(br, bottom_right), suspect(br, {{kAlignmentSwapped, top_left}}));
+    const Matrix tl = causal_attention(q, k2, v2, Alignment::TopLeft);
+    CHECK_MESSAGE(near(tl, top_left), suspect(tl, {{kAlignmentSwapped, bottom_right}}));
   }
   SUBCASE("decoding one token at a time over a growing cache") {
     // The new token is the last position: bottom-right alignment, one query, t + 1 cached keys.
@@ -413,23 +511,52 @@ TEST_CASE("4.3 attention equals a plain loop for equal and unequal lengths and w
   }
 }
 
+TEST_CASE("4.3 large scores with their maximum in any position do not overflow") {
+  // Keys 1e3 long: raw scores up to about 1e6 / sqrt(2), far beyond exp's range, positive and
+  // negative, with the largest visible score in a different position for each query. One-hot keys
+  // make the expected weights plain: query i = s_i * e_{c(i)} scores s_i / sqrt(2) on the keys
+  // along axis c(i) and 0 on the others.
+  const double big = 1e3;
+  const Matrix k = grid({{big, 0}, {0, big}, {-big, 0}, {0, -big}, {big, 0}});
+  const Matrix v = grid({{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {2, 2}});
+  const Matrix q = grid({{big, 0}, {0, big}, {-big, 0}, {0, -big}, {-big, 0}});
+  for (Alignment alignment : {Alignment::TopLeft, Alignment::BottomRight}) {
+    INFO("alignment: ", name_of(alignment));
+    const Matrix out = causal_attention(q, k, v, alignment);
+    // Query i sees keys 0..i; the visible key with the largest score is key i itself for i < 4
+    // (key 2 for query 2: -1e3 * -1e3; key 3 for query 3), and key 2 for query 4 (q = -e_0).
+    const Matrix expected = grid({{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {-1, 0}});
+    CHECK_MESSAGE(!has_nan(out), "NaN: the softmax must subtract the maximum visible score (scores "
+                                 "here reach about 7e5, far beyond exp's range)");
+    const double root = std::sqrt(2.0);
+    CHECK_MESSAGE(near(out, expected),
+                  suspect(out, {{kDiagonalMasked, attention_by_loops(q, k, v, lower_triangle(5, 5, -1), root)},
+                                {kNoMask, attention_by_loops(q, k, v, lower_triangle(5, 5, 5), root)},
+                                {kTransposed, attention_by_loops(q, k, v, lower_triangle(5, 5, 0).transpose(), root)}}));
+  }
+}
+
 TEST_CASE("4.3 bad input throws ShapeError or ValueError") {
   const Matrix q = Matrix::Ones(4, 3), k = Matrix::Ones(5, 3), v = Matrix::Ones(5, 2);
-  CHECK_THROWS_AS(causal_attention(Matrix(0, 3), k, v), ShapeError);
-  CHECK_THROWS_AS(causal_attention(q, Matrix(0, 3), Matrix(0, 2)), ShapeError);
-  CHECK_THROWS_AS(causal_attention(q, k, Matrix(5, 0)), ShapeError);
-  CHECK_THROWS_AS(causal_attention(Matrix(4, 0), Matrix(5, 0), v), ShapeError);  // d_k = 0
-  CHECK_THROWS_WITH_AS(causal_attention(q, Matrix::Ones(5, 2), v), doctest::Contains("causal_attention"),
-                       ShapeError);
-  CHECK_THROWS_WITH_AS(causal_attention(q, k, Matrix::Ones(4, 2)), doctest::Contains("causal_attention"),
-                       ShapeError);
+  // Each dimension empty on its own: n_q, n_k (keys and values), d_k, d_v.
+  CHECK_THROWS_TYPED(causal_attention(Matrix(0, 3), k, v), ShapeError, "causal_attention", kCheckEmpty);
+  CHECK_THROWS_TYPED(causal_attention(q, Matrix(0, 3), Matrix(0, 2)), ShapeError, "causal_attention",
+                     kCheckEmpty);
+  CHECK_THROWS_TYPED(causal_attention(Matrix(4, 0), Matrix(5, 0), v), ShapeError, "causal_attention",
+                     kCheckEmpty);  // d_k = 0
+  CHECK_THROWS_TYPED(causal_attention(q, k, Matrix(5, 0)), ShapeError, "causal_attention", kCheckEmpty);
+  // k's d_k smaller and larger than q's; v with fewer and with more rows than k.
+  CHECK_THROWS_TYPED(causal_attention(q, Matrix::Ones(5, 2), v), ShapeError, "causal_attention", kCheckShape);
+  CHECK_THROWS_TYPED(causal_attention(q, Matrix::Ones(5, 4), v), ShapeError, "causal_attention", kCheckShape);
+  CHECK_THROWS_TYPED(causal_attention(q, k, Matrix::Ones(4, 2)), ShapeError, "causal_attention", kCheckShape);
+  CHECK_THROWS_TYPED(causal_attention(q, k, Matrix::Ones(6, 2)), ShapeError, "causal_attention", kCheckShape);
   Matrix bad_q = q, bad_k = k, bad_v = v;
   bad_q(2, 1) = kNaN;
   bad_k(4, 0) = kInf;
   bad_v(0, 1) = -kInf;
-  CHECK_THROWS_AS(causal_attention(bad_q, k, v), ValueError);
-  CHECK_THROWS_AS(causal_attention(q, bad_k, v), ValueError);
-  CHECK_THROWS_AS(causal_attention(q, k, bad_v), ValueError);
+  CHECK_THROWS_TYPED(causal_attention(bad_q, k, v), ValueError, "causal_attention", kCheckFinite);
+  CHECK_THROWS_TYPED(causal_attention(q, bad_k, v), ValueError, "causal_attention", kCheckFinite);
+  CHECK_THROWS_TYPED(causal_attention(q, k, bad_v), ValueError, "causal_attention", kCheckFinite);
 }
 
 }  // TEST_SUITE

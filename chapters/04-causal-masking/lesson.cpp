@@ -119,8 +119,9 @@ int main(int argc, char** argv) {
     const Eigen::ArrayXd from_eigen = Eigen::ArrayXd::Constant(4, -kInf).exp();  // vectorised
     //! [code-exp]
     std::printf("std::exp(-inf)               = %.4g (== 0.0: %s)\n", from_libm, yes_no(from_libm == 0.0));
-    std::printf("Eigen's vectorised exp(-inf) = %.4g (== 0.0: %s)\n", from_eigen(0),
-                yes_no(from_eigen(0) == 0.0));
+    std::printf("Eigen's vectorised exp(-inf) = %.4g (== 0.0: %s), Eigen %d.%d.%d\n", from_eigen(0),
+                yes_no(from_eigen(0) == 0.0), EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION,
+                EIGEN_MINOR_VERSION);
     lesson.end("exp-of-minus-inf");
 
     // ---- the future does not leak --------------------------------------------------------------

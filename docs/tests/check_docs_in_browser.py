@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Open the built book in headless Chromium and check that every page really renders.
 
-    check_docs_in_browser.py HTML_DIR [--screenshots DIR] [--all-pages] [--timeout S]
-                             [--chromium PATH] [--chromedriver PATH]
+    check_docs_in_browser.py HTML_DIR [--screenshots DIR] [--book-pages-only] [--timeout S]
+                             [--edition reference|student|instructor] [--widths phone,tablet,desktop]
+                             [--in-place] [--chromium PATH] [--chromedriver PATH]
 
-The pages: index.html and every page linked from its chapter list (the list after the
-#main_chapters heading: each chapter and its hints page); with --all-pages, every other page of
-HTML_DIR too (file and folder pages). Each is opened as a file:// URL, as a student opens the book
-the workbook points to, 1280 px wide, and checked for:
+The pages: every page of HTML_DIR (index.html and its chapter list first: each chapter and its
+hints page; then file and folder pages); with --book-pages-only, only the former. The book is first
+copied to a temporary folder (moved, as a zipped book is) and opened there as file:// URLs in one
+Chromium whose fontconfig hides the system's MathJax fonts and which blocks every request outside
+the copy: the math must typeset with the fonts the book ships. Each page is opened at a phone
+(390 px), a tablet (768 px) and a desktop (1280 px) width, and checked for:
 
   1. math     MathJax finished (its startup "End" hook, then an empty queue) within --timeout
               seconds; every script[type^="math/tex"] has its rendered MathJax frame beside it, with
@@ -27,7 +30,19 @@ the workbook points to, 1280 px wide, and checked for:
   4. console  the browser console (goog:loggingPrefs browser ALL) has no SEVERE entry; WARNING
               entries are printed, never dropped.
   5. sidebar  the navigation tree on the left lists every chapter and hints page.
-  6. screenshot  a full-page PNG per page into --screenshots (default HTML_DIR/../screenshots).
+  6. screenshot  PNGs per page, width and mode into --screenshots (default HTML_DIR/../screenshots):
+              the full page in light mode (cut at 16000 px), its first two screens in dark mode,
+              e.g. ch03-phone-light.png, ch03-phone-dark.png.
+  7. layout   the page is no wider than the window (in light and dark mode); a display equation or
+              code/output block wider than its box scrolls inside it; figures link to themselves,
+              have an accessible name (not "Gnuplot") and, on a phone, text of at least 10 px; the
+              table of contents is shown and, where it scrolls away, a "Contents" button leads
+              back; on a phone the Chapters menu lists every book page; book pages end with
+              previous/next links; chapter pages label their lesson output "Output" and set it
+              apart from code; hints pages offer one collapsed tier at a time (tier 2 only once
+              tier 1 is open); no raw TeX (d_k, \sqrt, $) in titles, captions, the sidebar or the
+              window title; MathJax uses the TeX web fonts, never image fonts; the instructor
+              edition says on every page that it holds the solutions, the others never do.
 
 Code or output blocks that scroll sideways at 1280 px are reported as notes, not failures.
 One line per page says what was checked; the failures are listed again at the end, exit status 1.
@@ -57,6 +72,14 @@ except ImportError as error:
 
 WIDTH = 1280
 START_HEIGHT = 900
+# The widths a reader brings: a phone (390 x 844, as a phone reports itself), a tablet, a desktop.
+VIEWPORTS = [("phone", 390, 844, True), ("tablet", 768, 1024, False), ("desktop", 1280, 900, False)]
+# The smallest figure text, in CSS pixels on the screen, that a phone reader can still read.
+# (the figure's body text; subscripts, drawn at 0.8 of it, may be smaller down to MIN_SUBSCRIPT_PX).
+MIN_FIGURE_TEXT_PX = 10.0
+MIN_SUBSCRIPT_PX = 8.0
+# Full-page screenshots are cut at this height (Chromium's limit for one capture is 16384 px).
+MAX_SHOT_HEIGHT = 16000
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -156,6 +179,8 @@ scripts.forEach(function (s) {
   var prev = s.previousElementSibling;
   var sibling = prev && (prev.classList.contains("MathJax") || prev.classList.contains("MathJax_Display"));
   var tex = (s.textContent || "").trim().slice(0, 80);
+  // (the sidebar is hidden on a phone, its titles' math with it)
+  if (!visible(s.parentElement) && s.closest("#side-nav") && window.innerWidth < 768) return;
   if (!s.id || !frame || !sibling || !visible(frame)) result.mathUnrendered.push(tex);
   else if (frame.querySelector(".merror, .MathJax_Error, [class*='merror']")) result.mathErrors.push(tex);
 });
@@ -192,7 +217,8 @@ Array.prototype.forEach.call(document.images, function (img) {
   var d = describe(img);
   result.images.push({ src: img.getAttribute("src"), complete: img.complete,
                        naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight,
-                       w: d.w, h: d.h, footer: !!img.closest("#nav-path, .footer") });
+                       w: d.w, h: d.h, footer: !!img.closest("#nav-path, .footer"),
+                       sidebar: !!img.closest("#side-nav") && window.innerWidth < 768 });
 });
 document.querySelectorAll("object").forEach(function (o, index) {
   var d = describe(o);
@@ -210,6 +236,121 @@ document.querySelectorAll("#nav-tree a[href]").forEach(function (a) {
   result.sidebar.push(a.getAttribute("href"));
 });
 return result;
+"""
+
+LAYOUT_JS = r"""
+// The page at the current width: what sticks out, what is cut, what a reader cannot reach.
+var out = { viewport: window.innerWidth, pageWidth: 0, wide: [], clippedMath: [], clippedCode: [],
+            figures: [], toc: null, tocButton: false, phoneMenu: [], pager: 0, outputs: [],
+            hints: [], edition: "", rawTitles: [], fontsInUse: null, imageFonts: null, webFonts: null };
+var doc = document.getElementById("doc-content");
+out.pageWidth = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+var docOverflow = doc ? doc.scrollWidth - doc.clientWidth : 0;
+out.docOverflow = docOverflow;
+function scrolls(el) {
+  var o = getComputedStyle(el).overflowX;
+  return o === "auto" || o === "scroll";
+}
+function clips(el) {
+  var o = getComputedStyle(el).overflowX;
+  return o !== "visible";
+}
+function name(el) {
+  return el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+         (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\s+/).join(".") : "");
+}
+// Elements reaching past the right edge of the window, outside any box that scrolls or clips them.
+var limit = window.innerWidth + 1;
+var all = document.querySelectorAll("#doc-content *, #top *, #nav-path *, body > *");
+for (var i = 0; i < all.length && out.wide.length < 5; i++) {
+  var el = all[i];
+  var r = el.getBoundingClientRect();
+  if (r.right <= limit || !r.width || !r.height) continue;
+  if (el.closest("#side-nav") && window.innerWidth < 768) continue;
+  var contained = false;
+  for (var p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+    if (p.id === "doc-content" || p.id === "nav-tree") break;
+    if (clips(p)) { contained = true; break; }
+  }
+  if (contained) continue;
+  var parentRight = el.parentElement ? el.parentElement.getBoundingClientRect().right : 0;
+  if (parentRight > limit && el.parentElement !== document.body && !el.parentElement.matches("#doc-content")) continue;
+  out.wide.push(name(el) + " reaches " + Math.round(r.right) + " px: " + (el.innerText || "").trim().slice(0, 50).replace(/\s+/g, " "));
+}
+// Display equations and code/output blocks: wider than their box only if that box scrolls.
+document.querySelectorAll(".MathJax_Display").forEach(function (d) {
+  if (d.scrollWidth > d.clientWidth + 1 && !scrolls(d)) out.clippedMath.push((d.textContent || "").slice(0, 60));
+});
+document.querySelectorAll("div.fragment, pre.fragment").forEach(function (f) {
+  if (f.scrollWidth > f.clientWidth + 1 && !scrolls(f)) out.clippedCode.push((f.innerText || "").trim().slice(0, 60));
+});
+// Figures: their size on screen, link and name.
+document.querySelectorAll("div.contents div.image object, div.contents div.image img").forEach(function (f) {
+  var r = f.getBoundingClientRect();
+  var link = f.closest("a[href]");
+  out.figures.push({ data: f.getAttribute("data") || f.getAttribute("src"), w: r.width,
+                     link: link ? link.getAttribute("href") : null,
+                     label: f.getAttribute("aria-label") || f.getAttribute("alt") || "",
+                     role: f.getAttribute("role") || "" });
+});
+// The table of contents: shown, and reachable from further down the page.
+var toc = document.querySelector("div.contents div.toc");
+if (toc) {
+  var tr = toc.getBoundingClientRect();
+  out.toc = { w: tr.width, h: tr.height, position: getComputedStyle(toc).position };
+  var button = document.querySelector("a.scalebook-toc-button");
+  out.tocButton = !!button && getComputedStyle(button).display !== "none" && button.getAttribute("href") === "#" + toc.id;
+}
+var menu = document.querySelector("details.scalebook-phone-menu");
+if (menu && getComputedStyle(menu).display !== "none") {
+  menu.querySelectorAll("a[href]").forEach(function (a) { out.phoneMenu.push(a.getAttribute("href")); });
+}
+out.pager = document.querySelectorAll(".scalebook-pager a[href]").length;
+document.querySelectorAll(".scalebook-output").forEach(function (o) {
+  out.outputs.push({ label: getComputedStyle(o, "::before").content, fragment: !!o.querySelector("div.fragment"),
+                     background: getComputedStyle(o.querySelector("div.fragment") || o).backgroundColor });
+});
+var codeBlock = Array.prototype.find.call(document.querySelectorAll("div.fragment"), function (f) { return !f.closest(".scalebook-output"); });
+out.codeBackground = codeBlock ? getComputedStyle(codeBlock).backgroundColor : null;
+document.querySelectorAll("div.scalebook-hints").forEach(function (box) {
+  var tiers = box.querySelectorAll("details.scalebook-hint");
+  out.hints.push({ tiers: tiers.length,
+                   open: Array.prototype.filter.call(tiers, function (t) { return t.open; }).length,
+                   shown: Array.prototype.filter.call(tiers, function (t) { return t.getClientRects().length > 0; }).length });
+});
+var edition = document.getElementById("scalebook-edition");
+out.edition = edition && edition.getClientRects().length ? edition.innerText.trim() : "";
+// Raw TeX (d_k, \sqrt, $) in titles, headings, captions, the sidebar and the window title.
+var places = document.querySelectorAll(".title, .caption, div.contents h1, div.contents h2, div.contents h3, div.toc a, #nav-tree .label, .scalebook-pager a, div.contents a.el, details.scalebook-phone-menu a");
+var rawTex = /(^|[^A-Za-z0-9_])[A-Za-z]_[A-Za-z0-9{]|\\[a-z]+|\$/;
+places.forEach(function (el) {
+  var copy = el.cloneNode(true);
+  copy.querySelectorAll(".MathJax, .MathJax_Preview, script, code").forEach(function (m) { m.remove(); });
+  var text = copy.textContent || "";
+  if (rawTex.test(text)) out.rawTitles.push(name(el) + ": " + text.trim().slice(0, 70));
+});
+if (rawTex.test(document.title)) out.rawTitles.push("window title: " + document.title);
+var html = window.MathJax && MathJax.OutputJax && MathJax.OutputJax["HTML-CSS"];
+if (html) { out.fontsInUse = html.fontInUse || null; out.imageFonts = !!html.imgFonts; out.webFonts = !!html.webFonts; }
+return out;
+"""
+
+OPEN_FIRST_HINT_JS = r"""
+// Opening tier 1 of the first exercise must show tier 2's button, and only it.
+var box = document.querySelector("div.scalebook-hints");
+if (!box) return null;
+var tiers = box.querySelectorAll("details.scalebook-hint");
+tiers[0].open = true;
+var shown = Array.prototype.filter.call(tiers, function (t) { return t.getClientRects().length > 0; }).length;
+tiers[0].open = false;
+return { tiers: tiers.length, shownAfterOpeningOne: shown };
+"""
+
+SET_DARK_JS = r"""
+var dark = arguments[0];
+document.documentElement.classList.toggle("dark-mode", dark);
+document.documentElement.classList.toggle("light-mode", !dark);
+return getComputedStyle(document.body).backgroundColor;
 """
 
 FULL_HEIGHT_JS = r"""
@@ -361,6 +502,114 @@ def book_pages(html_dir, pages, failures):
     return ["index.html"] + [p for p in listed if p in pages]
 
 
+def read_svgs(html_dir, failures):
+    """Each SVG figure of the book: its drawn width and its smallest text (px), and its name."""
+    svgs = {}
+    for path in sorted(html_dir.glob("*.svg")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "<text" not in text:
+            continue  # an icon of the theme, not a figure
+        width = re.search(r'<svg[^>]*\bwidth="([\d.]+)', text)
+        view = re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+) [\d.]+"', text)
+        sizes = [float(x) for x in re.findall(r'font-size="([\d.]+)"', text)]
+        sizes += [float(x) for x in re.findall(r'font-size:\s*([\d.]+)', text)]
+        title = re.search(r"<title>(.*?)</title>", text, re.S)
+        title = title.group(1).strip() if title else ""
+        if not title or title.lower() == "gnuplot":
+            failures.append(f"{path.name}: the figure's accessible name (its <title>) is {title!r}, not what it shows")
+        drawn = float(view.group(1)) if view else float(width.group(1)) if width else 0.0
+        body = max(set(sizes), key=sizes.count) if sizes else 0.0
+        svgs[path.name] = {"drawn": drawn, "min_font": min(sizes) if sizes else 0.0, "body_font": body,
+                           "title": title}
+    return svgs
+
+
+def check_layout(layout, name, width, chapter_pages, svgs, args):
+    """The failures of one page at one width, from LAYOUT_JS's answer."""
+    failures = []
+    if layout["pageWidth"] > width + 1 or layout["docOverflow"] > 1:
+        failures.append(f"the page is wider than the {width} px window (page {layout['pageWidth']} px, "
+                        f"content overflows by {layout['docOverflow']} px); it pans sideways"
+                        + (": " + "; ".join(layout["wide"][:3]) if layout["wide"] else ""))
+    for math in layout["clippedMath"][:3]:
+        failures.append(f"a display equation is cut at {width} px (wider than its box, which does not scroll): {math!r}")
+    for code in layout["clippedCode"][:3]:
+        failures.append(f"a code/output block is cut at {width} px (wider than its box, which does not scroll): {code!r}")
+    for figure in layout["figures"]:
+        source = figure["data"] or ""
+        if not figure["link"] or os.path.basename(urllib.parse.urlsplit(figure["link"]).path) != os.path.basename(source):
+            failures.append(f"figure {source}: not a link to itself full size (found {figure['link']!r})")
+        if not figure["label"] or figure["label"].strip().lower() == "gnuplot":
+            failures.append(f"figure {source}: no accessible name (aria-label/alt: {figure['label']!r})")
+        svg = svgs.get(os.path.basename(source))
+        if svg and svg["drawn"] and svg["min_font"] and width < 768:
+            scale = figure["w"] / svg["drawn"]
+            if svg["body_font"] * scale < MIN_FIGURE_TEXT_PX or svg["min_font"] * scale < MIN_SUBSCRIPT_PX:
+                failures.append(f"figure {source}: its text is {svg['body_font'] * scale:.1f} px (smallest "
+                                f"{svg['min_font'] * scale:.1f} px) on a {width} px screen (at least "
+                                f"{MIN_FIGURE_TEXT_PX} px, {MIN_SUBSCRIPT_PX} px for subscripts)")
+    if layout["toc"] is not None:
+        if not layout["toc"]["w"] or not layout["toc"]["h"]:
+            failures.append(f"the table of contents is hidden at {width} px")
+        elif layout["toc"]["position"] != "sticky" and not layout["tocButton"]:
+            failures.append(f"at {width} px the table of contents scrolls away and no 'Contents' button leads back")
+    if width < 768:
+        missing = [p for p in chapter_pages if p not in layout["phoneMenu"]]
+        if missing:
+            failures.append(f"the phone menu does not list {', '.join(missing)}")
+    if (BOOK_PAGE.match(name) or name == "index.html") and layout["pager"] < 1:
+        failures.append("no previous/next links (.scalebook-pager) at the end of the page")
+    if CHAPTER_PAGE.match(name):
+        if not layout["outputs"]:
+            failures.append("a chapter page without a labelled lesson output block (.scalebook-output)")
+        for block in layout["outputs"]:
+            if "Output" not in (block["label"] or "") or not block["fragment"]:
+                failures.append(f"an output block is not labelled 'Output' (label {block['label']!r})")
+                break
+            if layout["codeBackground"] and block["background"] == layout["codeBackground"]:
+                failures.append("lesson output looks exactly like code (same background)")
+                break
+    if name.endswith("_hints.html"):
+        if not layout["hints"]:
+            failures.append("a hints page without collapsed hint tiers (div.scalebook-hints)")
+        for box in layout["hints"]:
+            if box["open"] or box["shown"] != 1:
+                failures.append(f"hint tiers not revealed one at a time: {box['open']} open and {box['shown']} "
+                                f"of {box['tiers']} offered on arrival (expected 0 open, 1 offered)")
+                break
+    if args.edition == "instructor" and "solutions" not in layout["edition"]:
+        failures.append("the instructor edition does not say on this page that it contains the solutions")
+    if args.edition != "instructor" and layout["edition"]:
+        failures.append(f"a {args.edition} edition page says {layout['edition']!r}")
+    for raw in layout["rawTitles"][:3]:
+        failures.append(f"raw TeX in a title, caption or the sidebar: {raw}")
+    if layout["fontsInUse"] is not None and (layout["imageFonts"] or layout["fontsInUse"] != "TeX"):
+        failures.append(f"MathJax set the math in {layout['fontsInUse']!r} (image fonts: {layout['imageFonts']}), "
+                        "not in the TeX web fonts shipped with the book")
+    return failures
+
+
+FONTCONFIG = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<!-- The machine's fonts without MathJax's: a reader's machine has none of them. -->
+<fontconfig>
+  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
+  <cachedir>{cache}</cachedir>
+  <selectfont><rejectfont><glob>*/mathjax/*</glob><glob>*MathJax*</glob></rejectfont></selectfont>
+</fontconfig>
+"""
+
+SYSTEM_MATHJAX_FONT_JS = r"""
+// Is a MathJax font installed where this browser can see it? (Compared with a fallback face.)
+var c = document.createElement("canvas").getContext("2d");
+var sample = "ABCDxyz(){}+=0123456789";
+c.font = "40px monospace"; var mono = c.measureText(sample).width;
+c.font = "40px MathJax_Main, monospace"; var main = c.measureText(sample).width;
+c.font = "40px MathJax_Math, monospace"; var math = c.measureText(sample).width;
+return main !== mono || math !== mono;
+"""
+
+
 # --- the browser -------------------------------------------------------------------------------
 def start_browser(args, profile_dir):
     options = webdriver.ChromeOptions()
@@ -369,16 +618,22 @@ def start_browser(args, profile_dir):
         options.add_argument(arg)
     options.add_argument(f"--user-data-dir={profile_dir}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path=args.chromedriver, log_path=os.devnull)
+    env = dict(os.environ)
+    if args.fontconfig:
+        env["FONTCONFIG_FILE"] = str(args.fontconfig)
+    service = Service(executable_path=args.chromedriver, log_path=os.devnull, env=env)
     driver = webdriver.Chrome(service=service, options=options)
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": INSTRUMENT_JS})
+    if args.blocked:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": args.blocked})
     driver.set_script_timeout(args.timeout + 10)  # the scripts keep to --timeout themselves
     return driver
 
 
-def set_viewport(driver, height):
+def set_viewport(driver, height, width=WIDTH, mobile=False):
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                           {"width": WIDTH, "height": int(height), "deviceScaleFactor": 1, "mobile": False})
+                           {"width": int(width), "height": int(height), "deviceScaleFactor": 1, "mobile": mobile})
 
 
 def object_documents(driver):
@@ -400,10 +655,12 @@ def object_documents(driver):
     return found
 
 
-def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_links, in_book):
+def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_links, in_book,
+               viewport=("desktop", WIDTH, START_HEIGHT, False), svgs=None):
+    vp_label, width, start_height, mobile = viewport
     failures, notes = [], []
     url = (html_dir / name).as_uri()
-    set_viewport(driver, START_HEIGHT)
+    set_viewport(driver, start_height, width, mobile)
     driver.get_log("browser")  # start this page's console afresh
     started = time.monotonic()
     driver.get(url)
@@ -453,7 +710,7 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
         if not img["complete"] or not img["naturalWidth"]:
             failures.append(f"image '{img['src']}' did not load")
             continue
-        if not img["w"] or not img["h"]:
+        if (not img["w"] or not img["h"]) and not img.get("sidebar"):
             failures.append(f"image '{img['src']}' loaded but is not displayed ({img['w']}x{img['h']} px)")
         if img["src"].lower().endswith(".svg") and not img["footer"]:
             svg_figures += 1
@@ -480,13 +737,22 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
         failures.append("a chapter page without a single SVG figure")
 
     for block in info["wideBlocks"]:
-        notes.append(f"a code/output block scrolls sideways at {WIDTH} px ({block['hidden']} px hidden): "
+        notes.append(f"a code/output block scrolls sideways at {width} px ({block['hidden']} px hidden): "
                      f"{block['first']!r}")
 
     # 5. sidebar (pages outside the book's navigation, opened with --all-pages, only get a note)
-    if missing_in_sidebar:
+    if missing_in_sidebar and width >= 768:
         message = f"the sidebar does not list {', '.join(missing_in_sidebar)}"
         (failures if in_book else notes).append(message)
+
+    # 7. layout at this width
+    layout = driver.execute_script(LAYOUT_JS)
+    failures += check_layout(layout, name, width, chapter_pages, svgs or {}, args)
+    if layout["hints"]:
+        opened = driver.execute_script(OPEN_FIRST_HINT_JS)
+        if opened and opened["tiers"] > 1 and opened["shownAfterOpeningOne"] != 2:
+            failures.append(f"hints: with tier 1 open, {opened['shownAfterOpeningOne']} of {opened['tiers']} "
+                            "tiers are offered (expected tiers 1 and 2)")
 
     # MathJax's status box ("Loading ...", "Typesetting math: 100%", bottom left) stays a moment
     # after the math is done; a settled page has none, and one that stays means MathJax is stuck.
@@ -494,19 +760,34 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
     if status:
         failures.append(f"MathJax's status box still says {status!r} after {args.timeout:g} s")
 
-    # 6. screenshot: grow the viewport to the whole page, let Doxygen's resize.js lay it out again.
+    # 6. screenshots, light and dark: grow the viewport to the whole page, let Doxygen's resize.js
+    # lay it out again.
     height = driver.execute_script(FULL_HEIGHT_JS)
     for _ in range(3):
-        set_viewport(driver, height)
+        set_viewport(driver, min(height, MAX_SHOT_HEIGHT), width, mobile)
         driver.execute_script("window.dispatchEvent(new Event('resize'));")
         again = driver.execute_script(FULL_HEIGHT_JS)
-        if again <= height:
+        if again <= height or height >= MAX_SHOT_HEIGHT:
             break
         height = again
-    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False,
-                                                             "optimizeForSpeed": True})
-    shot_path = shots_dir / (Path(name).stem + ".png")
-    shot_path.write_bytes(base64.b64decode(shot["data"]))
+    height = min(height, MAX_SHOT_HEIGHT)
+    shot_names = []
+    for mode in ("light", "dark"):
+        background = driver.execute_script(SET_DARK_JS, mode == "dark")
+        if mode == "dark":
+            dark_layout = driver.execute_script(LAYOUT_JS)
+            if dark_layout["pageWidth"] > width + 1 or dark_layout["docOverflow"] > 1:
+                failures.append(f"dark mode: the page is wider than the window ({dark_layout['pageWidth']} px)")
+            if background in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)"):
+                failures.append(f"dark mode: the page background stays {background}")
+        capture = {"format": "png", "captureBeyondViewport": False, "optimizeForSpeed": True}
+        if mode == "dark":  # the first two screens: enough to see the colours, and quick
+            capture["clip"] = {"x": 0, "y": 0, "width": width, "height": min(height, 2 * start_height), "scale": 1}
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", capture)
+        shot_path = shots_dir / f"{Path(name).stem}-{vp_label}-{mode}.png"
+        shot_path.write_bytes(base64.b64decode(shot["data"]))
+        shot_names.append(shot_path.name)
+    driver.execute_script(SET_DARK_JS, False)
 
     # 4. console (read last: it includes everything the page logged while we looked at it)
     console = driver.get_log("browser")
@@ -527,7 +808,7 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
                f"{static_links} local links ok, console: {levels['SEVERE']} errors "
                f"{levels['WARNING']} warnings {other} other, sidebar lists "
                f"{len(chapter_pages) - len(missing_in_sidebar)}/{len(chapter_pages)} book pages, "
-               f"screenshot {shot_path.name} ({WIDTH}x{height}), {time.monotonic() - started:.1f} s")
+               f"screenshots {', '.join(shot_names)} ({width}x{height}), {time.monotonic() - started:.1f} s")
     return failures, notes, summary
 
 
@@ -538,9 +819,20 @@ def main():
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds a page may take to typeset")
-    parser.add_argument("--all-pages", action="store_true",
-                        help="also open every other page of HTML_DIR (file and folder pages, lists)")
+    parser.add_argument("--book-pages-only", action="store_true",
+                        help="open only index.html and its chapter list's pages (default: every page)")
+    parser.add_argument("--all-pages", action="store_true", help=argparse.SUPPRESS)  # now the default
+    parser.add_argument("--edition", choices=["reference", "student", "instructor"], default="reference",
+                        help="which edition HTML_DIR is: the instructor edition must say so on every page")
+    parser.add_argument("--widths", default="phone,tablet,desktop",
+                        help="comma-separated subset of " + ",".join(v[0] for v in VIEWPORTS))
+    parser.add_argument("--in-place", action="store_true",
+                        help="open the book where it is, with the machine's fonts (default: a copy of the "
+                             "folder, with the system's MathJax fonts hidden and nothing outside it reachable)")
     args = parser.parse_args()
+    args.fontconfig = None
+    args.blocked = []
+    viewports = [v for v in VIEWPORTS if v[0] in args.widths.split(",")]
 
     began = time.monotonic()
     html_dir = args.html_dir.resolve()
@@ -572,36 +864,63 @@ def main():
         print(f"       {failure}")
     chapter_pages = [p for p in to_open if BOOK_PAGE.match(p)]
     book = set(to_open)
-    if args.all_pages:
+    if not args.book_pages_only:
         to_open += [p for p in pages if p not in to_open]
+    svg_failures = []
+    svgs = read_svgs(html_dir, svg_failures)
+    failures += [("figures", f) for f in svg_failures]
+    for failure in svg_failures:
+        print(f"FAIL {failure}")
 
     profile_dir = tempfile.mkdtemp(prefix="scalebook-chromium-")
+    work_dir = Path(tempfile.mkdtemp(prefix="scalebook-moved-book-"))
     driver = None
     try:
+        # The book as a reader gets it: the folder copied elsewhere (zipped and moved), opened on a
+        # machine without MathJax's fonts, nothing outside the folder within reach.
+        open_dir = html_dir
+        if not args.in_place:
+            open_dir = work_dir / "book"
+            shutil.copytree(html_dir, open_dir, symlinks=False)
+            cache = work_dir / "fontconfig-cache"
+            cache.mkdir()
+            args.fontconfig = work_dir / "fonts.conf"
+            args.fontconfig.write_text(FONTCONFIG.format(cache=cache), encoding="utf-8")
+            args.blocked = ["http://*", "https://*", "file:///usr/*", html_dir.as_uri() + "/*"]
         try:
             driver = start_browser(args, profile_dir)
         except WebDriverException as error:
             print(f"check_docs_in_browser: could not start {args.chromium} through {args.chromedriver}: "
                   f"{str(error).strip()}", file=sys.stderr)
             return 2
+        if not args.in_place:
+            driver.get("data:text/html,<p>fonts</p>")
+            if driver.execute_script(SYSTEM_MATHJAX_FONT_JS):
+                failures.append(("browser", "the system's MathJax fonts are still visible to the browser; "
+                                            "the test cannot show that the book brings its own"))
+            print(f"ok   the book copied to {open_dir}; the system's MathJax fonts hidden, "
+                  f"requests outside the copy blocked")
         for name in to_open:
-            try:
-                page_failures, notes, summary = check_page(driver, args, html_dir, name, chapter_pages,
-                                                           shots_dir, link_counts.get(name, 0),
-                                                           name in book)
-            except WebDriverException as error:
-                message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                page_failures, notes, summary = [f"the browser failed on this page: {message}"], [], "not checked"
-            print(f"{'FAIL' if page_failures else 'ok  '} {name}: {summary}")
-            for note in notes:
-                print(f"       note: {note}")
-            for failure in page_failures:
-                print(f"       {failure}")
-            failures += [(name, f) for f in page_failures]
+            for viewport in viewports:
+                try:
+                    page_failures, notes, summary = check_page(driver, args, open_dir, name, chapter_pages,
+                                                               shots_dir, link_counts.get(name, 0),
+                                                               name in book, viewport, svgs)
+                except WebDriverException as error:
+                    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+                    page_failures, notes, summary = [f"the browser failed on this page: {message}"], [], "not checked"
+                where = f"{name} at {viewport[1]} px ({viewport[0]})"
+                print(f"{'FAIL' if page_failures else 'ok  '} {where}: {summary}")
+                for note in notes:
+                    print(f"       note: {note}")
+                for failure in page_failures:
+                    print(f"       {failure}")
+                failures += [(where, f) for f in page_failures]
     finally:
         if driver is not None:
             driver.quit()
         shutil.rmtree(profile_dir, ignore_errors=True)
+        shutil.rmtree(work_dir, ignore_errors=True)
 
     elapsed = time.monotonic() - began
     if failures:
@@ -610,8 +929,9 @@ def main():
             print(f"  {page}: {failure}", file=sys.stderr)
         print(f"screenshots: {shots_dir}", file=sys.stderr)
         return 1
-    print(f"all {len(to_open)} pages render in Chromium: math typeset, figures loaded, links resolve, "
-          f"console clean ({elapsed:.1f} s); screenshots in {shots_dir}")
+    print(f"all {len(to_open)} pages render in Chromium at {', '.join(str(v[1]) for v in viewports)} px, light "
+          f"and dark: math typeset with the book's own fonts, figures loaded and legible, links resolve, "
+          f"nothing wider than the window, console clean ({elapsed:.1f} s); screenshots in {shots_dir}")
     return 0
 
 

@@ -126,7 +126,7 @@ double seconds_now() {
 }
 
 // Reads exactly size bytes before the deadline; false on EOF, error or time-out (timed_out set).
-bool read_fully(int fd, char* out, std::size_t size, double deadline, bool& timed_out) {
+bool read_before(int fd, char* out, std::size_t size, double deadline, bool& timed_out) {
   while (size > 0) {
     const double left = deadline - seconds_now();
     if (left <= 0) {
@@ -142,17 +142,6 @@ bool read_fully(int fd, char* out, std::size_t size, double deadline, bool& time
     if (got <= 0) return false;
     out += got;
     size -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
-bool write_fully(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t put = write(fd, data, size);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    data += put;
-    size -= static_cast<std::size_t>(put);
   }
   return true;
 }
@@ -187,7 +176,7 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   const double deadline = seconds_now() + limit;
   bool timed_out = false;
   std::uint64_t reply_size = 0;
-  if (!read_fully(worker().from_worker, reinterpret_cast<char*>(&reply_size), sizeof reply_size, deadline,
+  if (!read_before(worker().from_worker, reinterpret_cast<char*>(&reply_size), sizeof reply_size, deadline,
                   timed_out)) {
     if (timed_out) {
       stop_worker();
@@ -201,7 +190,7 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
     throw CallFailed(what + "sent garbage instead of a result (" + std::to_string(reply_size) + " bytes)");
   }
   std::vector<char> reply(reply_size);
-  if (!read_fully(worker().from_worker, reply.data(), reply.size(), deadline, timed_out)) {
+  if (!read_before(worker().from_worker, reply.data(), reply.size(), deadline, timed_out)) {
     const std::string how = stop_worker(timed_out ? 0.0 : 2.0);
     throw CallFailed(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"));
   }

@@ -2,7 +2,6 @@
 // the sandbox. Reads requests on fd 3, writes replies on fd 4, until fd 3 closes.
 #include <unistd.h>
 
-#include <cerrno>
 #include <cxxabi.h>
 #include <map>
 #include <string>
@@ -17,28 +16,6 @@ namespace {
 std::map<std::string, Handler>& table() {
   static std::map<std::string, Handler> handlers;
   return handlers;
-}
-
-bool read_fully(int fd, char* out, std::size_t size) {
-  while (size > 0) {
-    const ssize_t got = read(fd, out, size);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
-    out += got;
-    size -= static_cast<std::size_t>(got);
-  }
-  return true;
-}
-
-bool write_fully(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t put = write(fd, data, size);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) return false;
-    data += put;
-    size -= static_cast<std::size_t>(put);
-  }
-  return true;
 }
 
 std::string current_exception_type() {

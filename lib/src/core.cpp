@@ -1,15 +1,60 @@
 // Implementation of the workbook's errors and shape checks (see scalebook/core.hpp).
 #include "scalebook/core.hpp"
 
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <memory>
 #include <sstream>
 
 namespace scalebook {
 
 namespace detail {
+namespace {
+// The innermost function on the stack that is neither Eigen's nor this handler: where the code
+// that misused Eigen lives (e.g. "scalebook::ch04::causal_attention"). Names come from the dynamic
+// symbol table, so an executable must export its symbols (ENABLE_EXPORTS) for its own functions to
+// be named; "" when no name is found.
+std::string calling_function() {
+  void* frames[48];
+  const int count = backtrace(frames, 48);
+  for (int f = 1; f < count; ++f) {
+    Dl_info info;
+    if (dladdr(frames[f], &info) == 0 || info.dli_sname == nullptr) continue;
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> demangled(
+        abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status), std::free);
+    std::string name = status == 0 && demangled ? demangled.get() : info.dli_sname;
+    name = name.substr(0, name.find('('));  // the qualified name, without the parameter list
+    if (name.find("Eigen::") != std::string::npos || name.find("scalebook::detail::") != std::string::npos ||
+        name.rfind("std::", 0) == 0 || name.rfind("__", 0) == 0) {
+      continue;
+    }
+    return name;
+  }
+  return "";
+}
+
+// What failed, readably: Eigen's own explanation when the condition carries one (`... && "Invalid
+// sizes when resizing a matrix or array."`), else the condition, cut short if it is long.
+std::string readable_condition(const std::string& condition) {
+  const std::size_t open = condition.find('"'), close = condition.rfind('"');
+  if (open != std::string::npos && close > open + 1) return condition.substr(open + 1, close - open - 1);
+  constexpr std::size_t kLongest = 120;
+  return condition.size() <= kLongest ? condition : condition.substr(0, kLongest) + "...";
+}
+}  // namespace
+
 void eigen_assert_failed(const char* condition, const char* file, int line) {
   std::ostringstream out;
-  out << "Eigen: shapes or indices do not fit (" << condition << ") at " << file << ':' << line;
+  out << "Eigen assertion failed: " << readable_condition(condition)
+      << " (an index out of range, or shapes that do not fit)";
+  const std::string caller = calling_function();
+  if (!caller.empty()) out << " in " << caller;
+  out << ", at " << file << ':' << line;
   throw ShapeError(out.str());
 }
 }  // namespace detail

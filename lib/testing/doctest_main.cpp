@@ -68,6 +68,18 @@ std::string one_line(const std::string& text, std::size_t limit = 2000) {
   return out;
 }
 
+// lib's eigen_assert turns Eigen's assertions into a ShapeError "Eigen assertion failed: COND
+// (...) in FUNCTION, at FILE:LINE". Said as what it is, with the check that was running: the
+// header line alone points into Eigen, not at the student's code. "" for any other exception.
+std::string eigen_assertion(const std::string& thrown, const std::string& check) {
+  const std::string prefix = "Eigen assertion failed: ";
+  const std::size_t at = thrown.find(prefix);
+  if (at == std::string::npos) return "";
+  std::string exercise = check.substr(0, check.find(' '));
+  return "Eigen assertion failed inside the code under test: " + thrown.substr(at + prefix.size()) +
+         " | while check \"" + check + "\" ran (exercise " + exercise + ")";
+}
+
 void record_failure(const std::string& name, const std::string& message) {
   Outcome& outcome = outcomes()[name];
   // doctest first reports an exception in a subcase with a placeholder, then the real message.
@@ -98,26 +110,52 @@ struct OutcomeListener : doctest::IReporter {
       record_failure(current_, std::string("crashed: ") + e.error_string.c_str());
       return;
     }
-    record_failure(current_, std::string("threw: ") + e.error_string.c_str());
+    const std::string text = e.error_string.c_str();
+    const std::string eigen = eigen_assertion(text, current_);
+    record_failure(current_, eigen.empty() ? "threw: " + text : eigen);
   }
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
   void log_assert(const doctest::AssertData& data) override {
     if (!data.m_failed) return;
+    // The diagnosis first (what ./workbook quotes on one line): the innermost context, which is
+    // the CHECK_MESSAGE text of a *_MESSAGE assertion (possibly empty: then the comparison's own
+    // report leads); then the expression and its report; then the outer INFO / CAPTURE contexts
+    // ("alignment: TopLeft", "d_k := 64"), which say where, not what.
+    const int contexts = get_num_active_contexts();
+    std::vector<std::string> texts;
+    for (int i = 0; i < contexts; ++i) {
+      std::ostringstream text;
+      get_active_contexts()[i]->stringify(&text);
+      texts.push_back(text.str());
+    }
     std::string message;
-    // The INFO / CHECK_MESSAGE texts in scope come first: they say what the check suspects.
+    if (!texts.empty() && !texts.back().empty()) message += texts.back() + " | ";
+    message += data.m_expr;
+    if (data.m_threw) {
+      const std::string thrown = data.m_exception.c_str();
+      const std::string eigen = eigen_assertion(thrown, current_);
+      message = eigen.empty() ? message + " threw: " + thrown : eigen + " | " + message;
+    } else if (data.m_decomp.size() > 0) {
+      message += " is " + std::string(data.m_decomp.c_str());
+    }
+    for (int i = 0; i + 1 < static_cast<int>(texts.size()); ++i)
+      if (!texts[i].empty()) message += " | " + texts[i];
+    record_failure(current_, message);
+  }
+  void log_message(const doctest::MessageData& data) override {
+    // FAIL_CHECK / FAIL (CHECK_THROWS_TYPED reports this way): the message is the diagnosis; the
+    // INFO / CAPTURE contexts follow it. MESSAGE and WARN are not failures.
+    if (data.m_severity & doctest::assertType::is_warn) return;
+    std::string message = data.m_string.c_str();
     const int contexts = get_num_active_contexts();
     for (int i = 0; i < contexts; ++i) {
       std::ostringstream text;
       get_active_contexts()[i]->stringify(&text);
-      if (!text.str().empty()) message += text.str() + " | ";
+      if (!text.str().empty()) message += " | " + text.str();
     }
-    message += data.m_expr;
-    if (data.m_threw) message += " threw: " + std::string(data.m_exception.c_str());
-    else if (data.m_decomp.size() > 0) message += " is " + std::string(data.m_decomp.c_str());
     record_failure(current_, message);
   }
-  void log_message(const doctest::MessageData&) override {}
   void test_case_skipped(const doctest::TestCaseData&) override {}
 
  private:

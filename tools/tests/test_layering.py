@@ -17,7 +17,10 @@ from pathlib import Path
 # (chapter, lib header, allowed?)
 CASES = [(3, "scalebook/softmax.hpp", False), (3, "scalebook/linalg.hpp", False),
          (3, "scalebook/masking.hpp", False), (4, "scalebook/masking.hpp", False),
-         (4, "scalebook/softmax.hpp", True), (4, "scalebook/linalg.hpp", True)]
+         (4, "scalebook/softmax.hpp", True), (4, "scalebook/linalg.hpp", True),
+         (1, "scalebook/standardize.hpp", False), (2, "scalebook/standardize.hpp", True),
+         (1, "scalebook/mlp.hpp", False), (2, "scalebook/mlp.hpp", False),
+         (3, "scalebook/mlp.hpp", True), (1, "scalebook/data.hpp", True)]
 
 
 def main() -> int:

@@ -118,6 +118,11 @@ def main() -> int:
         exercises, solutions = tree / "exercises" / CH3, tree / "solutions" / CH3
         for source in solutions.glob("*.cpp"):
             shutil.copy2(source, exercises / source.name)
+        # The chapters before 3 done too, so that the next step progress names is chapter 3's.
+        for earlier in sorted((tree / "solutions").iterdir()):
+            if earlier.name < CH3:
+                for source in earlier.glob("*.cpp"):
+                    shutil.copy2(source, tree / "exercises" / earlier.name / source.name)
         insert_first_statement(exercises / "ex3_softmax_rows.cpp", "Matrix softmax_rows(",
                                "{ volatile int* null = nullptr; *null = 1; }")
         insert_first_statement(exercises / "ex4_dot_product_variance.cpp", "double dot_product_variance(",

@@ -21,6 +21,6 @@ do for [c = 0:8] {
 }
 unset key
 plot 'ch04_mask_heatmap.dat' matrix using 1:2:($3 == 0 ? NaN : $3) with image pixels, \
-     '' matrix using 1:2:($3 == 0 ? "0" : "") with labels font ",10" tc rgb '#999999', \
-     '' matrix using 1:2:($3 > 0 && $3 < 0.5 ? sprintf("%.2f", $3) : "") with labels font ",10" tc rgb 'white', \
-     '' matrix using 1:2:($3 >= 0.5 ? sprintf("%.2f", $3) : "") with labels font ",10" tc rgb 'black'
+     '' matrix using 1:2:($3 == 0 ? "0" : "") with labels font ",12" tc rgb '#999999', \
+     '' matrix using 1:2:($3 > 0 && $3 < 0.5 ? sprintf("%.2f", $3) : "") with labels font ",12" tc rgb 'white', \
+     '' matrix using 1:2:($3 >= 0.5 ? sprintf("%.2f", $3) : "") with labels font ",12" tc rgb 'black'

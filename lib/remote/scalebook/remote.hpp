@@ -203,6 +203,13 @@ void get_all(Reader& in, T&... values) {
 template <class A>
 constexpr bool is_out_param = std::is_lvalue_reference_v<A> && !std::is_const_v<std::remove_reference_t<A>>;
 
+// --- the pipes ------------------------------------------------------------------------------------
+
+/// Writes all of data to fd (retrying short writes); false when the other end is gone.
+bool write_fully(int fd, const char* data, std::size_t size);
+/// Reads exactly size bytes from fd, waiting as long as it takes; false on end of file or error.
+bool read_fully(int fd, char* out, std::size_t size);
+
 // --- the proxy side (in the trusted checks process) ---------------------------------------------
 
 /// Sends a request and returns the reply's payload; throws CallFailed when the worker fails.

@@ -1,0 +1,169 @@
+/* scalebook's reading aids, on every page of the book (loaded by docs/header.html).
+ *
+ *  - Math in titles: page titles, section headings and figure captions may hold TeX between $...$
+ *    (written $\\sqrt{d_k}$ in a Markdown title: Doxygen allows no \f$ there). It is typeset by
+ *    MathJax in the page, the table of contents and the sidebar, and turned into plain text
+ *    (√dₖ) for the window title and the phone menu.
+ *  - Code snippets lose the indentation they had in their source file.
+ *  - Figures open full size when tapped, and are named by their caption for screen readers.
+ *  - A "Contents" button reaches the page's table of contents from anywhere on the page, and a
+ *    "Chapters" menu lists the book's pages on a phone, where the sidebar is hidden.
+ */
+(function () {
+  "use strict";
+
+  var SUBSCRIPTS = { "0": "₀", "1": "₁", "2": "₂", "3": "₃", "4": "₄", "5": "₅", "6": "₆", "7": "₇",
+                     "8": "₈", "9": "₉", "i": "ᵢ", "j": "ⱼ", "k": "ₖ", "m": "ₘ", "n": "ₙ", "t": "ₜ",
+                     "h": "ₕ", "l": "ₗ", "p": "ₚ", "s": "ₛ", "x": "ₓ", "a": "ₐ", "e": "ₑ", "o": "ₒ" };
+  var SYMBOLS = { "sqrt": "√", "top": "ᵀ", "infty": "∞", "cdot": "·", "times": "×", "le": "≤",
+                  "ge": "≥", "ln": "ln", "log": "log", "exp": "exp", "mathrm": "", "mathbf": "" };
+
+  // A plain-text rendering of a little TeX, for places MathJax does not reach.
+  function texToText(tex) {
+    return tex.replace(/\\\\/g, "\\")
+      .replace(/\\([A-Za-z]+)/g, function (all, name) { return name in SYMBOLS ? SYMBOLS[name] : name; })
+      .replace(/_\{([^}]*)\}|_(\w)/g, function (all, group, one) {
+        var s = group || one, out = "";
+        for (var i = 0; i < s.length; i++) {
+          if (!(s[i] in SUBSCRIPTS)) return "_" + s;
+          out += SUBSCRIPTS[s[i]];
+        }
+        return out;
+      })
+      .replace(/\^\{?2\}?/g, "²").replace(/[{}]/g, "");
+  }
+  function plainTitle(text) {
+    return text.replace(/\$([^$]+)\$/g, function (all, tex) { return texToText(tex); });
+  }
+  window.scalebookPlainTitle = plainTitle;
+
+  // $...$ in the text nodes of `root` becomes \(...\) for MathJax; returns whether any did.
+  function markMath(root) {
+    var found = false;
+    var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    var nodes = [];
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeValue.indexOf("$") >= 0 && !node.parentElement.closest("script, code, pre, .fragment, .MathJax"))
+        nodes.push(node);
+    }
+    nodes.forEach(function (n) {
+      var replaced = n.nodeValue.replace(/\$([^$]+)\$/g, function (all, tex) {
+        found = true;
+        return "\\(" + tex.replace(/\\\\/g, "\\") + "\\)";
+      });
+      if (replaced !== n.nodeValue) n.nodeValue = replaced;
+    });
+    return found;
+  }
+  var TITLED = ".title, .caption, table.directory, div.contents a.el, div.contents h1, div.contents h2, div.contents h3, div.toc, .scalebook-pager, #nav-path";
+  function typeset(el) {
+    if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(["Typeset", MathJax.Hub, el]);
+  }
+
+  // Leading spaces common to every line of a code block (a snippet cut out of a function body).
+  function dedent(fragment) {
+    var lines = fragment.querySelectorAll("div.line");
+    var common = Infinity;
+    lines.forEach(function (line) {
+      var text = line.textContent;
+      if (!text.trim()) return;
+      common = Math.min(common, text.match(/^ */)[0].length);
+    });
+    if (!common || common === Infinity) return;
+    lines.forEach(function (line) {
+      var left = common;
+      var walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      for (var node = walker.nextNode(); node && left > 0; node = walker.nextNode()) {
+        var spaces = node.nodeValue.match(/^ */)[0].length;
+        var cut = Math.min(spaces, left);
+        node.nodeValue = node.nodeValue.slice(cut);
+        left -= cut;
+        if (node.nodeValue.length) break;
+      }
+    });
+  }
+
+  function figures() {
+    document.querySelectorAll("div.contents div.image").forEach(function (box) {
+      var figure = box.querySelector("object, img");
+      if (!figure || figure.closest("a")) return;
+      var source = figure.getAttribute("data") || figure.getAttribute("src");
+      var caption = box.querySelector(".caption");
+      var name = caption ? plainTitle(caption.textContent.trim()) : "";
+      if (figure.tagName === "OBJECT") {
+        figure.setAttribute("role", "img");
+        if (name) figure.setAttribute("aria-label", name);
+      } else if (name && !figure.getAttribute("alt")) {
+        figure.setAttribute("alt", name);
+      }
+      var link = document.createElement("a");
+      link.className = "scalebook-figure-link";
+      link.href = source;
+      link.title = "Open the figure full size";
+      figure.parentNode.insertBefore(link, figure);
+      link.appendChild(figure);
+    });
+  }
+
+  function contentsButton() {
+    var toc = document.querySelector("div.contents div.toc");
+    if (!toc) return;
+    if (!toc.id) toc.id = "scalebook-toc";
+    var button = document.createElement("a");
+    button.className = "scalebook-toc-button";
+    button.href = "#" + toc.id;
+    button.textContent = "Contents";
+    button.title = "Back to this page's table of contents";
+    document.body.appendChild(button);
+  }
+
+  function chaptersMenu() {
+    var cell = document.getElementById("titlearea");
+    if (!cell || typeof NAVTREE === "undefined" || !NAVTREE[0] || !NAVTREE[0][2]) return;
+    var menu = document.createElement("details");
+    menu.className = "scalebook-phone-menu";
+    var summary = document.createElement("summary");
+    summary.textContent = "Chapters";
+    menu.appendChild(summary);
+    var list = document.createElement("ul");
+    var entries = [["Main page", NAVTREE[0][1]]].concat(NAVTREE[0][2]);
+    var seen = {};
+    entries.forEach(function (entry) {
+      if (!entry[1] || !/\.html/.test(entry[1]) || /^(files|pages|dir_)/.test(entry[1])) return;
+      var page = entry[1].split("#")[0];
+      if (seen[page]) return;  // the main page is both the tree's root and its first entry
+      seen[page] = true;
+      var item = document.createElement("li");
+      var a = document.createElement("a");
+      a.href = entry[1];  // every page is in the one html folder
+      a.textContent = plainTitle(entry[0]);
+      item.appendChild(a);
+      list.appendChild(item);
+    });
+    menu.appendChild(list);
+    cell.appendChild(menu);
+  }
+
+  document.title = plainTitle(document.title);
+  $(function () {
+    document.querySelectorAll(TITLED).forEach(markMath);
+    document.querySelectorAll("div.fragment").forEach(dedent);
+    figures();
+    contentsButton();
+    chaptersMenu();
+    // The sidebar is filled in (and opened further) by navtree.js after the page has loaded.
+    var tree = document.getElementById("nav-tree");
+    if (tree && window.MutationObserver) {
+      var pending = false;
+      new MutationObserver(function () {
+        if (pending) return;
+        pending = true;
+        setTimeout(function () {
+          pending = false;
+          if (markMath(tree)) typeset(tree);
+        }, 0);
+      }).observe(tree, { childList: true, subtree: true });
+      if (markMath(tree)) typeset(tree);
+    }
+  });
+})();
