@@ -12,10 +12,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -43,29 +41,9 @@ constexpr char kTestShuffled[] = "shuffled the test labels too? Test labels stay
 constexpr char kTrainAsTest[] = "accuracy on the training set reported as test?";
 constexpr char kNaiveSoftmax[] = "cross-entropy without subtracting the row's maximum? exp(1000) overflows";
 
-constexpr char kThrowsShape[] = "bad shapes or too few points must throw ShapeError, with the function's name first";
-constexpr char kThrowsValue[] = "non-positive, NaN, infinite or out-of-range values must throw ValueError, with the function's name first";
-
-template <class E, class F>
-std::string thrown_message(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("(a different exception: ") + e.what() + ")";
-  }
-  return "(nothing thrown)";
-}
-
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-
-#define CHECK_THROWS_NAMED(ExceptionType, function_name, ...)                                                        \
-  do {                                                                                                              \
-    const std::string message_ = thrown_message<ExceptionType>([&] { (void)(__VA_ARGS__); });                      \
-    CHECK_MESSAGE(starts_with(message_, std::string(function_name) + ": "),                                         \
-                  std::string(std::is_same_v<ExceptionType, ShapeError> ? kThrowsShape : kThrowsValue) << "; got: " << message_); \
-  } while (false)
+// What the bad-input checks say when nothing is thrown.
+constexpr char kThrowsShape[] = "lists of different lengths, too few points or empty inputs must throw ShapeError";
+constexpr char kThrowsValue[] = "non-positive, NaN, infinite or out-of-range values must throw ValueError";
 
 Matrix as_row(std::initializer_list<double> values) {
   Matrix m(1, static_cast<Index>(values.size()));
@@ -201,20 +179,27 @@ TEST_CASE("6.1 noisy points give the least-squares line of the normal equations"
                 suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}}, 1e-6));
 }
 
+TEST_CASE("6.1 sizes and losses of extreme magnitude") {
+  // L = N^-0.5 from N = 1e-200 to 1e200: losses 1e100 .. 1e-100. Their logarithms are moderate,
+  // so the log-log fit is exact; on linear axes the numbers overflow the squares.
+  const ch06::PowerLaw p = ch06::fit_power_law({1e-200, 1, 1e200}, {1e100, 1, 1e-100});
+  CHECK_MESSAGE(near(law_row(p), as_row({1, 0.5}), 1e-12), kLinearAxes);
+}
+
 TEST_CASE("6.1 mismatched lengths and fewer than two points throw ShapeError") {
-  CHECK_THROWS_NAMED(ShapeError, "fit_power_law", ch06::fit_power_law({1, 2, 3}, {1, 2}));     // losses shorter
-  CHECK_THROWS_NAMED(ShapeError, "fit_power_law", ch06::fit_power_law({1, 2}, {1, 2, 3}));     // losses longer
-  CHECK_THROWS_NAMED(ShapeError, "fit_power_law", ch06::fit_power_law({10}, {1}));             // one point
-  CHECK_THROWS_NAMED(ShapeError, "fit_power_law", ch06::fit_power_law({}, {}));                // none
+  CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {1, 2}), ShapeError, "fit_power_law", kThrowsShape);     // losses shorter
+  CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2}, {1, 2, 3}), ShapeError, "fit_power_law", kThrowsShape);     // losses longer
+  CHECK_THROWS_TYPED(ch06::fit_power_law({10}, {1}), ShapeError, "fit_power_law", kThrowsShape);             // one point
+  CHECK_THROWS_TYPED(ch06::fit_power_law({}, {}), ShapeError, "fit_power_law", kThrowsShape);                // none
 }
 
 TEST_CASE("6.1 non-positive or non-finite sizes and losses and equal sizes throw ValueError") {
   for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf, -kInf}) {
     CAPTURE(bad);
-    CHECK_THROWS_NAMED(ValueError, "fit_power_law", ch06::fit_power_law({1, bad, 3}, {3, 2, 1}));
-    CHECK_THROWS_NAMED(ValueError, "fit_power_law", ch06::fit_power_law({1, 2, 3}, {3, bad, 1}));
+    CHECK_THROWS_TYPED(ch06::fit_power_law({1, bad, 3}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {3, bad, 1}), ValueError, "fit_power_law", kThrowsValue);
   }
-  CHECK_THROWS_NAMED(ValueError, "fit_power_law", ch06::fit_power_law({5, 5, 5}, {3, 2, 1}));
+  CHECK_THROWS_TYPED(ch06::fit_power_law({5, 5, 5}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValue);
 }
 
 // ---- 6.2 fit_saturating_power_law -----------------------------------------------------------
@@ -292,14 +277,14 @@ TEST_CASE("6.2 a pure power law gives E at 0") {
 }
 
 TEST_CASE("6.2 fewer points than parameters, mismatched lengths and bad values throw") {
-  CHECK_THROWS_NAMED(ShapeError, "fit_saturating_power_law", ch06::fit_saturating_power_law({1, 10}, {2, 1}));
-  CHECK_THROWS_NAMED(ShapeError, "fit_saturating_power_law", ch06::fit_saturating_power_law({}, {}));
-  CHECK_THROWS_NAMED(ShapeError, "fit_saturating_power_law", ch06::fit_saturating_power_law({1, 10, 100}, {3, 2, 1, 0.5}));
-  CHECK_THROWS_NAMED(ShapeError, "fit_saturating_power_law", ch06::fit_saturating_power_law({1, 10, 100, 1000}, {3, 2, 1}));
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10}, {2, 1}), ShapeError, "fit_saturating_power_law", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({}, {}), ShapeError, "fit_saturating_power_law", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {3, 2, 1, 0.5}), ShapeError, "fit_saturating_power_law", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100, 1000}, {3, 2, 1}), ShapeError, "fit_saturating_power_law", kThrowsShape);
   for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf}) {
     CAPTURE(bad);
-    CHECK_THROWS_NAMED(ValueError, "fit_saturating_power_law", ch06::fit_saturating_power_law({1, 10, bad}, {3, 2, 1}));
-    CHECK_THROWS_NAMED(ValueError, "fit_saturating_power_law", ch06::fit_saturating_power_law({1, 10, 100}, {3, bad, 1}));
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, bad}, {3, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {3, bad, 1}), ValueError, "fit_saturating_power_law", kThrowsValue);
   }
 }
 
@@ -330,18 +315,18 @@ TEST_CASE("6.3 far beyond the fitted sizes the prediction approaches E") {
 
 TEST_CASE("6.3 empty or mismatched lists, bad sizes, losses or laws throw") {
   const ch06::SaturatingPowerLaw law{1.0, 2.0, 0.5};
-  CHECK_THROWS_NAMED(ShapeError, "extrapolate", ch06::extrapolate(law, {}, {}));
-  CHECK_THROWS_NAMED(ShapeError, "extrapolate", ch06::extrapolate(law, {1, 2}, {1}));
-  CHECK_THROWS_NAMED(ShapeError, "extrapolate", ch06::extrapolate(law, {1}, {1, 2}));
+  CHECK_THROWS_TYPED(ch06::extrapolate(law, {}, {}), ShapeError, "extrapolate", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::extrapolate(law, {1, 2}, {1}), ShapeError, "extrapolate", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::extrapolate(law, {1}, {1, 2}), ShapeError, "extrapolate", kThrowsShape);
   for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf}) {
     CAPTURE(bad);
-    CHECK_THROWS_NAMED(ValueError, "extrapolate", ch06::extrapolate(law, {1, bad}, {2, 2}));
-    CHECK_THROWS_NAMED(ValueError, "extrapolate", ch06::extrapolate(law, {1, 4}, {bad, 2}));
+    CHECK_THROWS_TYPED(ch06::extrapolate(law, {1, bad}, {2, 2}), ValueError, "extrapolate", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::extrapolate(law, {1, 4}, {bad, 2}), ValueError, "extrapolate", kThrowsValue);
   }
-  CHECK_THROWS_NAMED(ValueError, "extrapolate", ch06::extrapolate({kNaN, 2.0, 0.5}, {1}, {1}));
-  CHECK_THROWS_NAMED(ValueError, "extrapolate", ch06::extrapolate({1.0, 2.0, -0.5}, {1}, {1}));
-  CHECK_THROWS_NAMED(ValueError, "extrapolate", ch06::extrapolate({-1e-9, 2.0, 0.5}, {1}, {1}));
-  CHECK_THROWS_NAMED(ValueError, "extrapolate", ch06::extrapolate({1.0, -2.0, 0.5}, {1}, {1}));
+  CHECK_THROWS_TYPED(ch06::extrapolate({kNaN, 2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, -0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::extrapolate({-1e-9, 2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::extrapolate({1.0, -2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
 }
 
 // ---- 6.4 compute_optimal --------------------------------------------------------------------
@@ -378,20 +363,20 @@ TEST_CASE("6.4 parameters grow as C to the beta over alpha plus beta") {
 TEST_CASE("6.4 a budget or law out of range throws ValueError") {
   for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf}) {
     CAPTURE(bad);
-    CHECK_THROWS_NAMED(ValueError, "compute_optimal", ch06::compute_optimal(kChinchilla, bad));
+    CHECK_THROWS_TYPED(ch06::compute_optimal(kChinchilla, bad), ValueError, "compute_optimal", kThrowsValue);
   }
   ch06::ComputeLaw law = kChinchilla;
   law.a = 0.0;
-  CHECK_THROWS_NAMED(ValueError, "compute_optimal", ch06::compute_optimal(law, 1e20));
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
   law = kChinchilla;
   law.beta = -0.28;
-  CHECK_THROWS_NAMED(ValueError, "compute_optimal", ch06::compute_optimal(law, 1e20));
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
   law = kChinchilla;
   law.e = -1e-9;
-  CHECK_THROWS_NAMED(ValueError, "compute_optimal", ch06::compute_optimal(law, 1e20));
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
   law = kChinchilla;
   law.b = kNaN;
-  CHECK_THROWS_NAMED(ValueError, "compute_optimal", ch06::compute_optimal(law, 1e20));
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
 }
 
 // ---- 6.5 shuffle_train_labels ---------------------------------------------------------------
@@ -426,10 +411,10 @@ TEST_CASE("6.5 another seed gives another order, and the test labels still stay"
 }
 
 TEST_CASE("6.5 no training labels or a negative label throws") {
-  CHECK_THROWS_NAMED(ShapeError, "shuffle_train_labels", ch06::shuffle_train_labels({}, {1}, 1));
-  CHECK_THROWS_NAMED(ValueError, "shuffle_train_labels", ch06::shuffle_train_labels({1, -1}, {1}, 1));
-  CHECK_THROWS_NAMED(ValueError, "shuffle_train_labels", ch06::shuffle_train_labels({1, INT_MIN}, {1}, 1));
-  CHECK_THROWS_NAMED(ValueError, "shuffle_train_labels", ch06::shuffle_train_labels({1, 2}, {0, -1}, 1));
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({}, {1}, 1), ShapeError, "shuffle_train_labels", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, -1}, {1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, INT_MIN}, {1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, 2}, {0, -1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
 }
 
 // ---- 6.6 accuracy_report --------------------------------------------------------------------
@@ -484,21 +469,21 @@ TEST_CASE("6.6 logits of magnitude 1000 give finite cross-entropy") {
 TEST_CASE("6.6 empty sets, mismatched rows or classes and bad labels or logits throw") {
   const Matrix x = Matrix::Zero(3, 4);
   const std::vector<int> y = {0, 1, 3};
-  CHECK_THROWS_NAMED(ShapeError, "accuracy_report", ch06::accuracy_report(Matrix(0, 4), {}, x, y));
-  CHECK_THROWS_NAMED(ShapeError, "accuracy_report", ch06::accuracy_report(x, y, Matrix(0, 4), {}));
-  CHECK_THROWS_NAMED(ShapeError, "accuracy_report", ch06::accuracy_report(Matrix(3, 0), y, x, y));
-  CHECK_THROWS_NAMED(ShapeError, "accuracy_report", ch06::accuracy_report(x, {0, 1}, x, y));        // fewer labels
-  CHECK_THROWS_NAMED(ShapeError, "accuracy_report", ch06::accuracy_report(x, {0, 1, 2, 3}, x, y));  // more labels
-  CHECK_THROWS_NAMED(ShapeError, "accuracy_report", ch06::accuracy_report(x, y, Matrix::Zero(3, 5), y));
-  CHECK_THROWS_NAMED(ShapeError, "accuracy_report", ch06::accuracy_report(x, y, Matrix::Zero(3, 3), {0, 1, 2}));
-  CHECK_THROWS_NAMED(ValueError, "accuracy_report", ch06::accuracy_report(x, {0, 1, 4}, x, y));      // = classes
-  CHECK_THROWS_NAMED(ValueError, "accuracy_report", ch06::accuracy_report(x, y, x, {0, -1, 2}));
-  CHECK_THROWS_NAMED(ValueError, "accuracy_report", ch06::accuracy_report(x, y, x, {0, INT_MIN, 2}));
+  CHECK_THROWS_TYPED(ch06::accuracy_report(Matrix(0, 4), {}, x, y), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, Matrix(0, 4), {}), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(Matrix(3, 0), y, x, y), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, {0, 1}, x, y), ShapeError, "accuracy_report", kThrowsShape);        // fewer labels
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, {0, 1, 2, 3}, x, y), ShapeError, "accuracy_report", kThrowsShape);  // more labels
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, Matrix::Zero(3, 5), y), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, Matrix::Zero(3, 3), {0, 1, 2}), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, {0, 1, 4}, x, y), ValueError, "accuracy_report", kThrowsValue);      // = classes
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, x, {0, -1, 2}), ValueError, "accuracy_report", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, x, {0, INT_MIN, 2}), ValueError, "accuracy_report", kThrowsValue);
   Matrix bad = x;
   bad(2, 3) = kNaN;
-  CHECK_THROWS_NAMED(ValueError, "accuracy_report", ch06::accuracy_report(bad, y, x, y));
+  CHECK_THROWS_TYPED(ch06::accuracy_report(bad, y, x, y), ValueError, "accuracy_report", kThrowsValue);
   bad(2, 3) = -kInf;
-  CHECK_THROWS_NAMED(ValueError, "accuracy_report", ch06::accuracy_report(x, y, bad, y));
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, bad, y), ValueError, "accuracy_report", kThrowsValue);
 }
 
 }  // TEST_SUITE
