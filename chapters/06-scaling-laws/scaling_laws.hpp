@@ -25,6 +25,12 @@
 
 namespace scalebook::ch06 {
 
+/// Sizes or losses, one per run (sizes[i] and losses[i] describe run i).
+using Numbers = std::vector<double>;
+
+/// Class labels 0, 1, 2, ..., one per example.
+using Labels = std::vector<int>;
+
 /// L(N) = a N^(-alpha).
 struct PowerLaw {
   double a = 0.0;      ///< the loss at N = 1
@@ -43,7 +49,7 @@ struct SaturatingPowerLaw {
 /// \f$(\ln N_i, \ln L_i)\f$, with the ordinary least-squares slope and intercept.
 /// \throws ShapeError if the lists differ in length or hold fewer than 2 points
 /// \throws ValueError if a size or loss is not positive or not finite, or all sizes are equal
-PowerLaw fit_power_law(const std::vector<double>& sizes, const std::vector<double>& losses);
+PowerLaw fit_power_law(const Numbers& sizes, const Numbers& losses);
 
 /// \brief Exercise 6.2: the power law with an irreducible term, \f$L = E + A N^{-\alpha}\f$.
 ///
@@ -58,14 +64,13 @@ PowerLaw fit_power_law(const std::vector<double>& sizes, const std::vector<doubl
 /// reaches the smallest loss: the logarithm of \f$L_i - E \le 0\f$ does not exist.
 /// \throws ShapeError if the lists differ in length or hold fewer than 3 points
 /// \throws ValueError as fit_power_law()
-SaturatingPowerLaw fit_saturating_power_law(const std::vector<double>& sizes,
-                                            const std::vector<double>& losses);
+SaturatingPowerLaw fit_saturating_power_law(const Numbers& sizes, const Numbers& losses);
 
 /// What a fitted law predicts at sizes it may never have seen, against the losses measured there.
 struct Extrapolation {
-  std::vector<double> predicted;       ///< E + A N_i^(-alpha) for every size
-  std::vector<double> relative_error;  ///< (predicted_i - losses_i) / losses_i, signed
-  double worst = 0.0;                  ///< the largest |relative_error_i|
+  Numbers predicted;       ///< E + A N_i^(-alpha) for every size
+  Numbers relative_error;  ///< (predicted_i - losses_i) / losses_i, signed
+  double worst = 0.0;      ///< the largest |relative_error_i|
 };
 
 /// \brief Exercise 6.3: the law's predictions at \p sizes and their relative errors against the
@@ -73,8 +78,7 @@ struct Extrapolation {
 /// \throws ShapeError if the lists are empty or differ in length
 /// \throws ValueError if a size or loss is not positive or not finite, or the law has a
 ///   non-finite parameter, a negative e or a or a negative alpha
-Extrapolation extrapolate(const SaturatingPowerLaw& law, const std::vector<double>& sizes,
-                          const std::vector<double>& losses);
+Extrapolation extrapolate(const SaturatingPowerLaw& law, const Numbers& sizes, const Numbers& losses);
 
 /// L(N, D) = e + a / N^alpha + b / D^beta: the loss of a model of N parameters trained on D tokens.
 struct ComputeLaw {
@@ -103,8 +107,8 @@ Allocation compute_optimal(const ComputeLaw& law, double compute);
 
 /// Labels for a memorisation experiment: the training labels to learn, the test labels to score.
 struct LabelSplit {
-  std::vector<int> train;  ///< the labels to train on (shuffled by 6.5)
-  std::vector<int> test;   ///< the labels to score the test set with (the real ones)
+  Labels train;  ///< the labels to train on (shuffled by 6.5)
+  Labels test;   ///< the labels to score the test set with (the real ones)
 };
 
 /// \brief Exercise 6.5: Zhang et al.'s random labels: the training labels shuffled, so that the
@@ -116,7 +120,7 @@ struct LabelSplit {
 /// i and j = rng.next_u64() % (i + 1).
 /// \throws ShapeError if train is empty
 /// \throws ValueError if a label (train or test) is negative
-LabelSplit shuffle_train_labels(const std::vector<int>& train, const std::vector<int>& test,
+LabelSplit shuffle_train_labels(const Labels& train, const Labels& test,
                                 std::uint64_t seed);
 
 /// Accuracy and mean cross-entropy on the training and the test set.
@@ -136,8 +140,8 @@ struct AccuracyReport {
 /// \throws ShapeError if a logits matrix is empty, its rows differ from its labels' count, or the
 ///   two matrices have different numbers of columns (classes)
 /// \throws ValueError if a logit is not finite or a label is outside 0 .. classes − 1
-AccuracyReport accuracy_report(const Matrix& train_logits, const std::vector<int>& train_labels,
-                               const Matrix& test_logits, const std::vector<int>& test_labels);
+AccuracyReport accuracy_report(const Matrix& train_logits, const Labels& train_labels,
+                               const Matrix& test_logits, const Labels& test_labels);
 
 }  // namespace scalebook::ch06
 
