@@ -134,6 +134,22 @@ Dataset load_wine() {
   return data;
 }
 
+Dataset load_digits() {
+  const std::filesystem::path path = data_dir() / "digits.csv";
+  // No header: 1797 rows of 64 pixel counts and the digit.
+  const CsvTable table = read_csv(path, 65, 0);
+  if (table.values.rows() != 1797) {
+    throw DataError("load_digits: " + path.string() + " has " + std::to_string(table.values.rows()) +
+                    " rows, expected 1797");
+  }
+  Dataset data;
+  data.x = table.values.leftCols(64);
+  data.y = table.values.col(64);
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 8; ++c) data.feature_names.push_back("pixel_" + std::to_string(r) + "_" + std::to_string(c));
+  return data;
+}
+
 Dataset take_rows(const Dataset& data, const std::vector<Index>& rows) {
   Dataset out;
   out.x.resize(static_cast<Index>(rows.size()), data.x.cols());

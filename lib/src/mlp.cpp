@@ -16,6 +16,7 @@
 #include <string>
 
 #include "scalebook/random.hpp"
+#include "scalebook/softmax.hpp"
 
 // The hot loops are compiled twice on x86-64 GCC: for AVX2 with FMA and for the baseline; the
 // dynamic loader picks one for the machine (ifunc). Elsewhere: one portable version.
@@ -99,11 +100,11 @@ struct Layer {
 
 class Network {
  public:
-  Network(int inputs, const std::vector<Index>& hidden, int max_rows, Rng& rng) {
+  Network(int inputs, const std::vector<Index>& hidden, int outputs, int max_rows, Rng& rng) {
     int in = inputs;
     std::vector<int> widths;
     for (Index h : hidden) widths.push_back(static_cast<int>(h));
-    widths.push_back(1);
+    widths.push_back(outputs);
     act_.emplace_back(static_cast<std::size_t>(max_rows) * in);
     for (int out : widths) {
       Layer layer;
@@ -140,14 +141,19 @@ class Network {
     }
   }
 
-  // Gradients of the loss for m rows after forward(m), given d loss / d output in delta (m).
+  int outputs() const { return layers_.back().out; }
+
+  // Gradients of the loss for m rows after forward(m), given d loss / d output in d_output
+  // (m, outputs), row-major.
   void backward(int m, const float* d_output) {
     // The transposed gradients (width, mp) have mp = m rounded up to 8 columns, the extra ones 0:
     // the products over them stay in whole vectors.
     const int mp = (m + 7) / 8 * 8;
-    std::memcpy(delta_.back().data(), d_output, sizeof(float) * m);    // (m, 1) and its transpose
-    std::fill(delta_t_.back().begin(), delta_t_.back().begin() + mp, 0.0f);
-    std::memcpy(delta_t_.back().data(), d_output, sizeof(float) * m);  // (1, m) hold the same numbers
+    const int k = layers_.back().out;
+    std::memcpy(delta_.back().data(), d_output, sizeof(float) * m * k);  // (m, k) and its transpose
+    std::fill(delta_t_.back().begin(), delta_t_.back().begin() + static_cast<std::ptrdiff_t>(mp) * k, 0.0f);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < k; ++j) delta_t_.back()[static_cast<std::size_t>(j * mp + i)] = d_output[i * k + j];
     for (std::size_t l = layers_.size(); l-- > 0;) {
       Layer& layer = layers_[l];
       const float* d = delta_[l].data();  // (m, out): d loss / d pre-activation
@@ -231,7 +237,111 @@ void evaluate(Network& net, const Matrix& x, const Vector& y, int chunk, double&
   mae = absolutes / static_cast<double>(n);
 }
 
+void check_config(const char* fn, const MlpConfig& config) {
+  for (Index h : config.hidden) require_positive(fn, "every hidden width", h);
+  require_positive(fn, "batch_size", config.batch_size);
+  if (config.epochs < 0) throw ShapeError(std::string(fn) + ": epochs must be >= 0, got " + std::to_string(config.epochs));
+  if (!(config.learning_rate > 0.0) || !std::isfinite(config.learning_rate) || !(config.rho >= 0.0) ||
+      !(config.rho < 1.0) || !(config.epsilon > 0.0) || !std::isfinite(config.epsilon)) {
+    throw ValueError(std::string(fn) + ": need learning_rate > 0, 0 <= rho < 1 and epsilon > 0, got " +
+                     std::to_string(config.learning_rate) + ", " + std::to_string(config.rho) + ", " +
+                     std::to_string(config.epsilon));
+  }
+}
+
+// The logits (rows, k) of the network for all rows of x, in chunks.
+Matrix logits_of(Network& net, const Matrix& x, int chunk) {
+  const Index n = x.rows(), d = x.cols();
+  const int k = net.outputs();
+  Matrix logits(n, k);
+  for (Index start = 0; start < n; start += chunk) {
+    const int m = static_cast<int>(std::min<Index>(chunk, n - start));
+    float* in = net.input();
+    for (int i = 0; i < m; ++i)
+      for (Index c = 0; c < d; ++c) in[i * d + c] = static_cast<float>(x(start + i, c));
+    net.forward(m);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < k; ++j) logits(start + i, j) = static_cast<double>(net.output()[i * k + j]);
+  }
+  return logits;
+}
+
 }  // namespace
+
+ClassifierRun train_classifier(const Matrix& x_train, const std::vector<int>& y_train, const Matrix& x_val,
+                               Index classes, const MlpConfig& config) {
+  const char* fn = "train_classifier";
+  require_nonempty(fn, "x_train", x_train);
+  if (static_cast<std::size_t>(x_train.rows()) != y_train.size()) {
+    throw ShapeError(std::string(fn) + ": x_train " + shape_of(x_train) + " and y_train (" +
+                     std::to_string(y_train.size()) + " labels) must have the same number of rows");
+  }
+  require_finite(fn, "x_train", x_train);
+  require_finite(fn, "x_val", x_val);
+  if (x_val.rows() > 0) require_same_cols(fn, "x_train", x_train, "x_val", x_val);
+  if (classes < 2) throw ShapeError(std::string(fn) + ": need at least 2 classes, got " + std::to_string(classes));
+  for (std::size_t i = 0; i < y_train.size(); ++i) {
+    if (y_train[i] < 0 || y_train[i] >= classes) {
+      throw ValueError(std::string(fn) + ": y_train[" + std::to_string(i) + "] = " + std::to_string(y_train[i]) +
+                       " is not a class 0.." + std::to_string(classes - 1));
+    }
+  }
+  check_config(fn, config);
+
+  const Index n = x_train.rows(), d = x_train.cols();
+  const int k = static_cast<int>(classes);
+  const int batch = static_cast<int>(std::min<Index>(config.batch_size, n));
+  const int chunk = 128;
+  Rng rng(config.seed);
+  Network net(static_cast<int>(d), config.hidden, k, std::max(batch, chunk), rng);
+
+  std::vector<float> xs(static_cast<std::size_t>(n * d));
+  for (Index i = 0; i < n; ++i)
+    for (Index c = 0; c < d; ++c) xs[static_cast<std::size_t>(i * d + c)] = static_cast<float>(x_train(i, c));
+  std::vector<Index> order(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  std::vector<float> d_output(static_cast<std::size_t>(batch) * k);
+  Matrix logits(batch, k);
+
+  const float lr = static_cast<float>(config.learning_rate), rho = static_cast<float>(config.rho),
+              eps = static_cast<float>(config.epsilon);
+  ClassifierRun run;
+  for (int epoch = 0; epoch < config.epochs; ++epoch) {
+    for (Index i = n - 1; i > 0; --i) {
+      const Index j = static_cast<Index>(rng.next_u64() % static_cast<std::uint64_t>(i + 1));
+      std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]);
+    }
+    double loss = 0.0;
+    for (Index start = 0; start < n; start += batch) {
+      const int m = static_cast<int>(std::min<Index>(batch, n - start));
+      float* in = net.input();
+      for (int i = 0; i < m; ++i) {
+        std::memcpy(in + i * d, xs.data() + order[static_cast<std::size_t>(start + i)] * d, sizeof(float) * d);
+      }
+      net.forward(m);
+      const float* out = net.output();
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < k; ++j) logits(i, j) = static_cast<double>(out[i * k + j]);
+      // Softmax cross-entropy: p = softmax(logits) (lib's stable softmax), loss -ln p[label],
+      // d loss / d logits = (p - onehot) / m for the batch mean.
+      const Matrix p = softmax_rows(logits.topRows(m));
+      for (int i = 0; i < m; ++i) {
+        const int label = y_train[static_cast<std::size_t>(order[static_cast<std::size_t>(start + i)])];
+        loss -= std::log(std::max(p(i, label), 1e-300));
+        for (int j = 0; j < k; ++j) {
+          const double g = (p(i, j) - (j == label ? 1.0 : 0.0)) / m;
+          d_output[static_cast<std::size_t>(i * k + j)] = static_cast<float>(g);
+        }
+      }
+      net.backward(m, d_output.data());
+      net.update(lr, rho, eps);
+    }
+    run.loss.push_back(loss / static_cast<double>(n));
+  }
+  run.train_logits = logits_of(net, x_train, chunk);
+  run.val_logits = x_val.rows() > 0 ? logits_of(net, x_val, chunk) : Matrix(0, k);
+  return run;
+}
 
 History train_mlp(const Matrix& x_train, const Vector& y_train, const Matrix& x_val,
                   const Vector& y_val, const MlpConfig& config) {
@@ -240,21 +350,13 @@ History train_mlp(const Matrix& x_train, const Vector& y_train, const Matrix& x_
   check_data(fn, x_train, y_train, "x_train", "y_train");
   check_data(fn, x_val, y_val, "x_val", "y_val");
   if (x_val.rows() > 0) require_same_cols(fn, "x_train", x_train, "x_val", x_val);
-  for (Index h : config.hidden) require_positive(fn, "every hidden width", h);
-  require_positive(fn, "batch_size", config.batch_size);
-  if (config.epochs < 0) throw ShapeError("train_mlp: epochs must be >= 0, got " + std::to_string(config.epochs));
-  if (!(config.learning_rate > 0.0) || !std::isfinite(config.learning_rate) || !(config.rho >= 0.0) ||
-      !(config.rho < 1.0) || !(config.epsilon > 0.0) || !std::isfinite(config.epsilon)) {
-    throw ValueError("train_mlp: need learning_rate > 0, 0 <= rho < 1 and epsilon > 0, got " +
-                     std::to_string(config.learning_rate) + ", " + std::to_string(config.rho) + ", " +
-                     std::to_string(config.epsilon));
-  }
+  check_config(fn, config);
 
   const Index n = x_train.rows(), d = x_train.cols();
   const int batch = static_cast<int>(std::min<Index>(config.batch_size, n));
   const int chunk = 128;  // rows per forward pass when evaluating
   Rng rng(config.seed);
-  Network net(static_cast<int>(d), config.hidden, std::max(batch, chunk), rng);
+  Network net(static_cast<int>(d), config.hidden, 1, std::max(batch, chunk), rng);
 
   // The training rows in float, row-major, and the targets: copied once.
   std::vector<float> xs(static_cast<std::size_t>(n * d)), ys(static_cast<std::size_t>(n));

@@ -119,6 +119,25 @@ TEST_CASE("load_wine: 178 rows, 13 features, classes 0 1 2 with 59 71 48 members
   CHECK(wine.x(0, 12) == 1065.0);  // proline of the first wine
 }
 
+TEST_CASE("load_digits: 1797 images of 64 pixels 0..16, classes 0..9 with the file's counts") {
+  const Dataset digits = load_digits();
+  REQUIRE(digits.x.rows() == 1797);
+  REQUIRE(digits.x.cols() == 64);
+  CHECK(digits.x.minCoeff() == 0.0);
+  CHECK(digits.x.maxCoeff() == 16.0);
+  int counts[10] = {};
+  for (Index i = 0; i < digits.y.rows(); ++i) {
+    REQUIRE(digits.y(i) >= 0.0);
+    REQUIRE(digits.y(i) <= 9.0);
+    ++counts[static_cast<int>(digits.y(i))];
+  }
+  const int expected[10] = {178, 182, 177, 183, 181, 182, 181, 179, 174, 180};  // awk over the file
+  for (int c = 0; c < 10; ++c) CHECK(counts[c] == expected[c]);
+  CHECK(digits.x(0, 2) == 5.0);  // the first image's third pixel
+  CHECK(digits.y(0) == 0.0);
+  CHECK(digits.feature_names.back() == "pixel_7_7");
+}
+
 TEST_CASE("the data folder can be moved: SCALEBOOK_DATA_DIR, and a missing file is a DataError") {
   TempFile file("boston_house_prices.csv", "506,13\nnames\n1,2\n");
   ::setenv("SCALEBOOK_DATA_DIR", file.dir.c_str(), 1);

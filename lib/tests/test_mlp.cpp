@@ -146,3 +146,42 @@ TEST_CASE("standardize: training statistics, ddof 0, constant feature to 0") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("train_classifier: learns separable classes, same seed same bits, typed errors") {
+  // Three clusters in 2-D around (0, 4), (4, 0) and (-4, -4): an easy 3-class problem.
+  Rng rng(61);
+  const Matrix noise = normal_matrix(60, 2, rng);
+  Matrix x(60, 2);
+  std::vector<int> y(60);
+  const double centres[3][2] = {{0, 4}, {4, 0}, {-4, -4}};
+  for (Index i = 0; i < 60; ++i) {
+    y[static_cast<std::size_t>(i)] = static_cast<int>(i % 3);
+    x(i, 0) = centres[i % 3][0] + 0.5 * noise(i, 0);
+    x(i, 1) = centres[i % 3][1] + 0.5 * noise(i, 1);
+  }
+  MlpConfig config;
+  config.hidden = {16};
+  config.epochs = 30;
+  config.seed = 5;
+  const ClassifierRun a = train_classifier(x, y, x.topRows(6), 3, config);
+  const ClassifierRun b = train_classifier(x, y, x.topRows(6), 3, config);
+  REQUIRE(a.train_logits.rows() == 60);
+  REQUIRE(a.train_logits.cols() == 3);
+  CHECK(a.val_logits.rows() == 6);
+  CHECK((a.train_logits.array() == b.train_logits.array()).all());
+  CHECK(a.loss.back() < 0.1 * a.loss.front());
+  int correct = 0;
+  for (Index i = 0; i < 60; ++i) {
+    Index best = 0;
+    a.train_logits.row(i).maxCoeff(&best);
+    correct += best == y[static_cast<std::size_t>(i)];
+  }
+  CHECK(correct == 60);
+  CHECK((a.val_logits.array() == a.train_logits.topRows(6).array()).all());
+  CHECK_THROWS_WITH_AS(train_classifier(x, std::vector<int>(59, 0), x, 3, config), doctest::Contains("train_classifier: "), ShapeError);
+  CHECK_THROWS_AS(train_classifier(x, y, x, 1, config), ShapeError);
+  std::vector<int> bad_label = y;
+  bad_label[7] = 3;
+  CHECK_THROWS_WITH_AS(train_classifier(x, bad_label, x, 3, config), doctest::Contains("train_classifier: "), ValueError);
+  CHECK_THROWS_AS(train_classifier(x, y, Matrix::Ones(2, 3), 3, config), ShapeError);
+}

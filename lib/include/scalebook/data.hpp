@@ -4,6 +4,7 @@
 //
 //   const scalebook::Dataset boston = scalebook::load_boston();  // 506 rows, 12 features
 //   const scalebook::Dataset wine = scalebook::load_wine();      // 178 rows, 13 features, 3 classes
+//   const scalebook::Dataset digits = scalebook::load_digits();  // 1797 images of 8 x 8, 10 classes
 #pragma once
 
 #include <cstdint>
@@ -62,6 +63,11 @@ BostonSplit load_boston_split();
 /// Wine recognition (Forina et al., UCI): 178 rows, 13 chemical measurements, classes 0, 1, 2.
 /// \throws DataError if data/wine_data.csv is missing or malformed.
 Dataset load_wine();
+
+/// Handwritten digits (Alpaydin and Kaynak, UCI): 1797 images of 8 x 8 pixel counts 0..16, one
+/// row each (the image row by row), classes 0..9, in the file's order; features pixel_0_0 ..
+/// pixel_7_7. \throws DataError if data/digits.csv is missing or malformed.
+Dataset load_digits();
 
 /// The rows of `data` in the order given by `rows` (e.g. a shuffle or a fold).
 /// \throws ShapeError if an index is out of range.

@@ -1,4 +1,5 @@
-// scalebook/mlp.hpp — lib's small-MLP trainer for chapters 2 and 6, and lib's copies of the pieces
+// scalebook/mlp.hpp — lib's small-MLP trainer for chapters 2 and 6 (regression, and classification
+// with softmax cross-entropy), and lib's copies of the pieces
 // chapter 2 teaches (K-fold splits, the smoothed curve and its best epoch). The trainer is
 // Keras's defaults in C++ and in float32, fast on the small batches of scarce data:
 //
@@ -56,6 +57,24 @@ struct History {
 ///   rho or epsilon out of range.
 History train_mlp(const Matrix& x_train, const Vector& y_train, const Matrix& x_val,
                   const Vector& y_val, const MlpConfig& config);
+
+/// What train_classifier returns: the training curve and the network's logits after training.
+struct ClassifierRun {
+  std::vector<double> loss;  ///< mean cross-entropy per epoch, over its batches as they were trained
+  Matrix train_logits;       ///< (n_train, classes) on the training rows after the last epoch
+  Matrix val_logits;         ///< (n_val, classes) on x_val after the last epoch
+};
+
+/// Trains a fresh MLP classifier: the same network, draws and RMSprop as train_mlp, with
+/// `classes` linear output units and the softmax cross-entropy loss (lib's stable softmax,
+/// scalebook/softmax.hpp): for a batch of m rows, the mean of -ln softmax(logits)[label], whose
+/// gradient at the logits is (softmax - onehot) / m. Labels are 0 .. classes - 1. For chapter 6's
+/// memorisation experiments.
+/// \throws ShapeError for empty training data, a label count that differs from the rows,
+///   mismatched columns, classes < 2 and the configuration errors of train_mlp; ValueError for
+///   NaN or infinity in the data, a label out of range, or bad RMSprop settings.
+ClassifierRun train_classifier(const Matrix& x_train, const std::vector<int>& y_train, const Matrix& x_val,
+                               Index classes, const MlpConfig& config);
 
 /// One fold of K-fold validation: the rows that train and the rows that validate.
 struct Fold {

@@ -1,0 +1,489 @@
+// Chapter 6 checks — scaling laws and their limits.
+//
+// Every expected value is derived here: hand-worked points, the normal equations of the log-log
+// line solved independently, synthetic data drawn from known laws with a tolerance derived from
+// the noise put in, the compute-optimal split found by a brute-force search, the documented
+// shuffle replayed. Where a classic mistake has a recognisable output, the check computes it
+// too, so that the failure message names it.
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scalebook/random.hpp"
+#include "scalebook/testing.hpp"
+#include "scaling_laws.hpp"
+
+using namespace scalebook;
+using scalebook::testing::near;
+using scalebook::testing::suspect;
+namespace ch06 = scalebook::ch06;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+constexpr char kLinearAxes[] = "fitted on linear axes? The power law is a straight line between ln N and ln L, not between N and L";
+constexpr char kNoIrreducible[] = "forgot the irreducible term: E = 0 and a plain log-log fit of L?";
+constexpr char kLogBelowE[] = "log of a loss at or below E? The trial E must stay below the smallest loss";
+constexpr char kSignFlipped[] = "exponent sign flipped in extrapolation: N^(+alpha) instead of N^(-alpha)?";
+constexpr char kErrorOfPrediction[] = "relative error divided by the prediction instead of the measured loss?";
+constexpr char kTwoND[] = "C = 2ND instead of 6ND? Training costs about 6 FLOPs per parameter and token";
+constexpr char kTestShuffled[] = "shuffled the test labels too? Test labels stay real: they measure the real task";
+constexpr char kTrainAsTest[] = "accuracy on the training set reported as test?";
+constexpr char kNaiveSoftmax[] = "cross-entropy without subtracting the row's maximum? exp(1000) overflows";
+
+// What the bad-input checks say when nothing is thrown.
+constexpr char kThrowsShape[] = "lists of different lengths, too few points or empty inputs must throw ShapeError";
+constexpr char kThrowsValue[] = "non-positive, NaN, infinite or out-of-range values must throw ValueError";
+
+Matrix as_row(std::initializer_list<double> values) {
+  Matrix m(1, static_cast<Index>(values.size()));
+  Index j = 0;
+  for (double v : values) m(0, j++) = v;
+  return m;
+}
+Matrix as_row(const std::vector<double>& values) {
+  Matrix m(1, static_cast<Index>(values.size()));
+  for (std::size_t j = 0; j < values.size(); ++j) m(0, static_cast<Index>(j)) = values[j];
+  return m;
+}
+Matrix law_row(const ch06::PowerLaw& p) { return as_row({p.a, p.alpha}); }
+Matrix law_row(const ch06::SaturatingPowerLaw& p) { return as_row({p.e, p.a, p.alpha}); }
+
+// The least-squares line y = c0 + c1 x through the points, from the normal equations (Eigen's QR).
+std::pair<double, double> line_fit(const std::vector<double>& x, const std::vector<double>& y) {
+  Matrix design(static_cast<Index>(x.size()), 2);
+  Vector target(static_cast<Index>(y.size()));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    design(static_cast<Index>(i), 0) = 1.0;
+    design(static_cast<Index>(i), 1) = x[i];
+    target(static_cast<Index>(i)) = y[i];
+  }
+  const Vector c = design.colPivHouseholderQr().solve(target);
+  return {c(0), c(1)};
+}
+
+std::vector<double> logs(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(std::log(x));
+  return out;
+}
+
+// The log-log fit, and the same "fit" made on linear axes (the classic mistake), as {a, alpha}.
+ch06::PowerLaw loglog_fit(const std::vector<double>& n, const std::vector<double>& l) {
+  const auto [c0, c1] = line_fit(logs(n), logs(l));
+  return {std::exp(c0), -c1};
+}
+ch06::PowerLaw linear_axes_fit(const std::vector<double>& n, const std::vector<double>& l) {
+  const auto [c0, c1] = line_fit(n, l);
+  return {c0, -c1};
+}
+
+std::vector<double> powers_of_two(int from, int to) {
+  std::vector<double> n;
+  for (int k = from; k <= to; ++k) n.push_back(std::ldexp(1.0, k));
+  return n;
+}
+
+std::vector<double> saturating(const std::vector<double>& n, double e, double a, double alpha) {
+  std::vector<double> l;
+  for (double x : n) l.push_back(e + a * std::pow(x, -alpha));
+  return l;
+}
+
+// 6.2 on data where any answer is possible: a ValueError (from a logarithm of L - E <= 0 inside
+// fit_power_law) or a non-finite result is diagnosed as the known mistake.
+std::string fit_diagnosis(const std::vector<double>& n, const std::vector<double>& l, ch06::SaturatingPowerLaw& fit) {
+  try {
+    fit = ch06::fit_saturating_power_law(n, l);
+  } catch (const ValueError& e) {
+    return std::string("looks like a known mistake: ") + kLogBelowE + " (valid data threw: " + e.what() + ")";
+  }
+  if (!std::isfinite(fit.e) || !std::isfinite(fit.a) || !std::isfinite(fit.alpha)) {
+    return std::string("looks like a known mistake: ") + kLogBelowE + " (the fit is not finite)";
+  }
+  return "";
+}
+
+double law_loss(const ch06::ComputeLaw& law, double n, double d) {
+  return law.e + law.a / std::pow(n, law.alpha) + law.b / std::pow(d, law.beta);
+}
+
+// Brute force: the N in [1, C/6] (D = C / 6N >= 1) of least loss, by a scan of ln N on 2001 points
+// and refinement of ln N around the best (L is unimodal in ln N); ternary search.
+double brute_force_params(const ch06::ComputeLaw& law, double compute) {
+  const double nd = compute / 6.0, top = std::log(nd);
+  auto loss_at = [&](double log_n) { return law_loss(law, std::exp(log_n), nd / std::exp(log_n)); };
+  int best = 0;
+  for (int k = 1; k <= 2000; ++k)
+    if (loss_at(top * k / 2000) < loss_at(top * best / 2000)) best = k;
+  double lo = top * std::max(best - 1, 0) / 2000, hi = top * std::min(best + 1, 2000) / 2000;
+  for (int it = 0; it < 200; ++it) {
+    const double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+    if (loss_at(m1) < loss_at(m2)) {
+      hi = m2;
+    } else {
+      lo = m1;
+    }
+  }
+  return std::exp((lo + hi) / 2);
+}
+
+// Hoffmann et al. 2022, approach 3 (eq. 10).
+const ch06::ComputeLaw kChinchilla{1.69, 406.4, 410.7, 0.34, 0.28};
+
+std::vector<int> fisher_yates(std::vector<int> v, std::uint64_t seed) {
+  Rng rng(seed);
+  for (std::size_t i = v.size() - 1; i > 0; --i) std::swap(v[i], v[rng.next_u64() % (i + 1)]);
+  return v;
+}
+
+}  // namespace
+
+TEST_SUITE("06-scaling-laws") {
+
+// ---- 6.1 fit_power_law ----------------------------------------------------------------------
+
+TEST_CASE("6.1 two hand-worked points") {
+  // (1, 2) and (100, 0.2): ln L falls by ln 10 while ln N grows by 2 ln 10: alpha = 0.5, a = 2.
+  const ch06::PowerLaw p = ch06::fit_power_law({1, 100}, {2, 0.2});
+  CHECK_MESSAGE(near(law_row(p), as_row({2, 0.5}), 1e-12),
+                suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit({1, 100}, {2, 0.2}))}}));
+}
+
+TEST_CASE("6.1 an exact power law over five decades is recovered") {
+  const std::vector<double> n = {10, 1e3, 1e4, 1e5, 1e6, 1e7};
+  std::vector<double> l;
+  for (double x : n) l.push_back(5.0 * std::pow(x, -0.3));
+  const ch06::PowerLaw p = ch06::fit_power_law(n, l);
+  CHECK_MESSAGE(near(law_row(p), as_row({5, 0.3}), 1e-10),
+                suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}}, 1e-6));
+}
+
+TEST_CASE("6.1 noisy points give the least-squares line of the normal equations") {
+  Rng rng(61);
+  const std::vector<double> n = {3, 7, 20, 50, 300, 1000, 4000};
+  std::vector<double> l;
+  for (double x : n) l.push_back(2.0 * std::pow(x, -0.7) * std::exp(0.1 * rng.normal()));
+  const ch06::PowerLaw p = ch06::fit_power_law(n, l);
+  CHECK_MESSAGE(near(law_row(p), law_row(loglog_fit(n, l)), 1e-10),
+                suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}}, 1e-6));
+}
+
+TEST_CASE("6.1 sizes and losses of extreme magnitude") {
+  // L = N^-0.5 from N = 1e-200 to 1e200: losses 1e100 .. 1e-100. Their logarithms are moderate,
+  // so the log-log fit is exact; on linear axes the numbers overflow the squares.
+  const ch06::PowerLaw p = ch06::fit_power_law({1e-200, 1, 1e200}, {1e100, 1, 1e-100});
+  CHECK_MESSAGE(near(law_row(p), as_row({1, 0.5}), 1e-12), kLinearAxes);
+}
+
+TEST_CASE("6.1 mismatched lengths and fewer than two points throw ShapeError") {
+  CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {1, 2}), ShapeError, "fit_power_law", kThrowsShape);     // losses shorter
+  CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2}, {1, 2, 3}), ShapeError, "fit_power_law", kThrowsShape);     // losses longer
+  CHECK_THROWS_TYPED(ch06::fit_power_law({10}, {1}), ShapeError, "fit_power_law", kThrowsShape);             // one point
+  CHECK_THROWS_TYPED(ch06::fit_power_law({}, {}), ShapeError, "fit_power_law", kThrowsShape);                // none
+}
+
+TEST_CASE("6.1 non-positive or non-finite sizes and losses and equal sizes throw ValueError") {
+  for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf, -kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::fit_power_law({1, bad, 3}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {3, bad, 1}), ValueError, "fit_power_law", kThrowsValue);
+  }
+  CHECK_THROWS_TYPED(ch06::fit_power_law({5, 5, 5}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValue);
+}
+
+// ---- 6.2 fit_saturating_power_law -----------------------------------------------------------
+
+TEST_CASE("6.2 a noiseless law with an irreducible loss is recovered") {
+  const std::vector<double> n = powers_of_two(4, 14);
+  const std::vector<double> l = saturating(n, 0.5, 20.0, 0.4);
+  ch06::SaturatingPowerLaw fit;
+  const std::string diagnosis = fit_diagnosis(n, l, fit);
+  REQUIRE_MESSAGE(diagnosis.empty(), diagnosis);
+  // The golden-section search stops at a width of 1e-12 min L; the residual sum is quadratic in
+  // E - E*, so E is found to ~1e-8 relative; A and alpha follow from it.
+  CHECK_MESSAGE(near(law_row(fit), as_row({0.5, 20, 0.4}), 1e-6),
+                suspect(law_row(fit), {{kNoIrreducible, [&] {
+                                          const ch06::PowerLaw p = loglog_fit(n, l);
+                                          return as_row({0.0, p.a, p.alpha});
+                                        }()}}, 1e-6));
+}
+
+TEST_CASE("6.2 noisy synthetic data: each parameter within five standard errors derived from the noise") {
+  // L_i = E + A N_i^-alpha + sigma z_i with z_i standard normal, sigma = 0.002, 11 sizes.
+  // Near the truth the least-squares estimate has covariance sigma^2 (J^T J)^-1 with J's rows
+  // (1, N^-alpha, -A N^-alpha ln N): its diagonal gives each parameter's standard error. Five
+  // standard errors fail a correct fit with probability below 1e-6 per parameter; the profile
+  // method is not exactly least squares, but its difference is a small fraction of an error.
+  const double e = 0.5, a = 20.0, alpha = 0.4, sigma = 0.002;
+  const std::vector<double> n = powers_of_two(4, 14);
+  std::vector<double> l = saturating(n, e, a, alpha);
+  Rng rng(62);
+  for (double& x : l) x += sigma * rng.normal();
+  Matrix j(static_cast<Index>(n.size()), 3);
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const double p = std::pow(n[i], -alpha);
+    j.row(static_cast<Index>(i)) << 1.0, p, -a * p * std::log(n[i]);
+  }
+  const Matrix covariance = sigma * sigma * (j.transpose() * j).inverse();
+  ch06::SaturatingPowerLaw fit;
+  const std::string diagnosis = fit_diagnosis(n, l, fit);
+  REQUIRE_MESSAGE(diagnosis.empty(), diagnosis);
+  const double truth[3] = {e, a, alpha}, got[3] = {fit.e, fit.a, fit.alpha};
+  const ch06::PowerLaw plain = loglog_fit(n, l);
+  const std::string forgot = std::abs(fit.e) < 1e-12 && std::abs(fit.alpha - plain.alpha) < 1e-6
+                                 ? std::string("looks like a known mistake: ") + kNoIrreducible
+                                 : "";
+  const char* names[3] = {"E", "A", "alpha"};
+  for (int k = 0; k < 3; ++k) {
+    const double se = std::sqrt(covariance(k, k));
+    CAPTURE(names[k]);
+    CAPTURE(se);
+    CHECK_MESSAGE(std::abs(got[k] - truth[k]) <= 5.0 * se,
+                  names[k] << " = " << got[k] << ", the truth is " << truth[k] << " +- 5 x " << se << ". " << forgot);
+  }
+}
+
+TEST_CASE("6.2 a curve that levels off just above E keeps E below the smallest loss") {
+  // E = 1, A = 1, alpha = 1 up to N = 1e6: the smallest loss is 1.000001, a hair above E.
+  const std::vector<double> n = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+  const std::vector<double> l = saturating(n, 1.0, 1.0, 1.0);
+  ch06::SaturatingPowerLaw fit;
+  const std::string diagnosis = fit_diagnosis(n, l, fit);
+  REQUIRE_MESSAGE(diagnosis.empty(), diagnosis);
+  CHECK_MESSAGE(fit.e < 1.000001, kLogBelowE << " E = " << fit.e);
+  CHECK(near(law_row(fit), as_row({1, 1, 1}), 1e-5));
+}
+
+TEST_CASE("6.2 a pure power law gives E at 0") {
+  const std::vector<double> n = {2, 8, 32, 128, 512};
+  std::vector<double> l;
+  for (double x : n) l.push_back(3.0 * std::pow(x, -0.5));
+  ch06::SaturatingPowerLaw fit;
+  const std::string diagnosis = fit_diagnosis(n, l, fit);
+  REQUIRE_MESSAGE(diagnosis.empty(), diagnosis);
+  CHECK(fit.e >= 0.0);
+  CHECK(near(law_row(fit), as_row({0, 3, 0.5}), 1e-6));
+}
+
+TEST_CASE("6.2 fewer points than parameters, mismatched lengths and bad values throw") {
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10}, {2, 1}), ShapeError, "fit_saturating_power_law", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({}, {}), ShapeError, "fit_saturating_power_law", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {3, 2, 1, 0.5}), ShapeError, "fit_saturating_power_law", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100, 1000}, {3, 2, 1}), ShapeError, "fit_saturating_power_law", kThrowsShape);
+  for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, bad}, {3, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {3, bad, 1}), ValueError, "fit_saturating_power_law", kThrowsValue);
+  }
+}
+
+// ---- 6.3 extrapolate ------------------------------------------------------------------------
+
+TEST_CASE("6.3 hand-worked predictions and signed relative errors") {
+  // E = 1, A = 8, alpha = 1/3 at N = 1, 8, 64: 1 + 8/1, 1 + 8/2, 1 + 8/4 = 9, 5, 3.
+  const ch06::SaturatingPowerLaw law{1.0, 8.0, 1.0 / 3.0};
+  const ch06::Extrapolation x = ch06::extrapolate(law, {1, 8, 64}, {9, 4, 4});
+  const Matrix predicted = as_row(x.predicted);
+  CHECK_MESSAGE(near(predicted, as_row({9, 5, 3}), 1e-12),
+                suspect(predicted, {{kSignFlipped, as_row({9, 1 + 8 * 2, 1 + 8 * 4})}}));
+  // (9 - 9) / 9, (5 - 4) / 4, (3 - 4) / 4
+  const Matrix errors = as_row(x.relative_error);
+  CHECK_MESSAGE(near(errors, as_row({0, 0.25, -0.25}), 1e-12),
+                suspect(errors, {{kErrorOfPrediction, as_row({0, 0.2, -1.0 / 3.0})},
+                                 {kSignFlipped, as_row({0, 13.0 / 4, 29.0 / 4})}}));
+  CHECK_MESSAGE(x.worst == doctest::Approx(0.25).epsilon(1e-12), "worst is the largest |relative error|");
+}
+
+TEST_CASE("6.3 far beyond the fitted sizes the prediction approaches E") {
+  const ch06::SaturatingPowerLaw law{1.69, 406.4, 0.34};
+  const ch06::Extrapolation x = ch06::extrapolate(law, {1e30}, {1.69});
+  // 406.4 / 1e30^0.34 = 406.4 * 10^-10.2, about 2.6e-8 above E.
+  CHECK_MESSAGE(x.predicted.at(0) == doctest::Approx(1.69 + 406.4 * std::pow(10.0, -10.2)).epsilon(1e-12),
+                suspect(as_row(x.predicted), {{kSignFlipped, as_row({1.69 + 406.4 * std::pow(10.0, 10.2)})}}, 1e-6));
+}
+
+TEST_CASE("6.3 empty or mismatched lists, bad sizes, losses or laws throw") {
+  const ch06::SaturatingPowerLaw law{1.0, 2.0, 0.5};
+  CHECK_THROWS_TYPED(ch06::extrapolate(law, {}, {}), ShapeError, "extrapolate", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::extrapolate(law, {1, 2}, {1}), ShapeError, "extrapolate", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::extrapolate(law, {1}, {1, 2}), ShapeError, "extrapolate", kThrowsShape);
+  for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::extrapolate(law, {1, bad}, {2, 2}), ValueError, "extrapolate", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::extrapolate(law, {1, 4}, {bad, 2}), ValueError, "extrapolate", kThrowsValue);
+  }
+  CHECK_THROWS_TYPED(ch06::extrapolate({kNaN, 2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, -0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::extrapolate({-1e-9, 2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::extrapolate({1.0, -2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+}
+
+// ---- 6.4 compute_optimal --------------------------------------------------------------------
+
+TEST_CASE("6.4 a symmetric law splits the budget evenly") {
+  // alpha = beta = 1/2, a = b = 1, e = 0: N = D = sqrt(C / 6) = 10 for C = 600, L = 2 / sqrt(10).
+  const ch06::Allocation x = ch06::compute_optimal({0.0, 1.0, 1.0, 0.5, 0.5}, 600.0);
+  const Matrix got = as_row({x.params, x.tokens, x.loss});
+  CHECK_MESSAGE(near(got, as_row({10, 10, 2 / std::sqrt(10.0)}), 1e-12),
+                suspect(got, {{kTwoND, as_row({std::sqrt(300.0), std::sqrt(300.0), 2 / std::pow(300.0, 0.25)})}}));
+}
+
+TEST_CASE("6.4 the closed form agrees with a brute-force minimisation for Hoffmann et al.'s constants") {
+  for (double compute : {1e18, 1e21, 5.76e23, 1e26}) {
+    CAPTURE(compute);
+    const ch06::Allocation x = ch06::compute_optimal(kChinchilla, compute);
+    const double n = brute_force_params(kChinchilla, compute), d = compute / (6.0 * n);
+    const double n2 = brute_force_params(kChinchilla, 3.0 * compute), d2 = compute / (2.0 * n2);  // C = 2ND
+    const Matrix got = as_row({x.params, x.tokens, x.loss});
+    CHECK_MESSAGE(near(got, as_row({n, d, law_loss(kChinchilla, n, d)}), 1e-6),
+                  suspect(got, {{kTwoND, as_row({n2, d2, law_loss(kChinchilla, n2, d2)})}}, 1e-6));
+    CHECK_MESSAGE(6.0 * x.params * x.tokens == doctest::Approx(compute).epsilon(1e-12), kTwoND);
+  }
+}
+
+TEST_CASE("6.4 parameters grow as C to the beta over alpha plus beta") {
+  const ch06::Allocation small = ch06::compute_optimal(kChinchilla, 1e20), large = ch06::compute_optimal(kChinchilla, 1e22);
+  // N_opt ~ C^(0.28 / 0.62), D_opt ~ C^(0.34 / 0.62): a factor 100 in C
+  CHECK(large.params / small.params == doctest::Approx(std::pow(100.0, 0.28 / 0.62)).epsilon(1e-10));
+  CHECK(large.tokens / small.tokens == doctest::Approx(std::pow(100.0, 0.34 / 0.62)).epsilon(1e-10));
+  CHECK(large.loss < small.loss);
+}
+
+TEST_CASE("6.4 a budget or law out of range throws ValueError") {
+  for (double bad : {0.0, -1e-300, -1e300, kNaN, kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::compute_optimal(kChinchilla, bad), ValueError, "compute_optimal", kThrowsValue);
+  }
+  ch06::ComputeLaw law = kChinchilla;
+  law.a = 0.0;
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
+  law = kChinchilla;
+  law.beta = -0.28;
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
+  law = kChinchilla;
+  law.e = -1e-9;
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
+  law = kChinchilla;
+  law.b = kNaN;
+  CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
+}
+
+// ---- 6.5 shuffle_train_labels ---------------------------------------------------------------
+
+TEST_CASE("6.5 the training labels follow the documented shuffle and the test labels stay") {
+  const std::vector<int> train = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const std::vector<int> test = {3, 1, 4, 1, 5, 9, 2, 6};
+  const ch06::LabelSplit split = ch06::shuffle_train_labels(train, test, 65);
+  CHECK_MESSAGE(split.test == test, kTestShuffled);
+  CHECK(split.train == fisher_yates(train, 65));
+  std::vector<int> sorted = split.train, original = train;
+  std::sort(sorted.begin(), sorted.end());
+  std::sort(original.begin(), original.end());
+  CHECK_MESSAGE(sorted == original, "a shuffle keeps every label: the class counts stay the same");
+}
+
+TEST_CASE("6.5 one training label and no test labels") {
+  const ch06::LabelSplit split = ch06::shuffle_train_labels({7}, {}, 1);
+  CHECK(split.train == std::vector<int>{7});
+  CHECK(split.test.empty());
+}
+
+TEST_CASE("6.5 another seed gives another order, and the test labels still stay") {
+  std::vector<int> train(100), test(30);
+  for (int i = 0; i < 100; ++i) train[static_cast<std::size_t>(i)] = i % 10;
+  for (int i = 0; i < 30; ++i) test[static_cast<std::size_t>(i)] = (7 * i) % 10;
+  const ch06::LabelSplit a = ch06::shuffle_train_labels(train, test, 1), b = ch06::shuffle_train_labels(train, test, 2);
+  CHECK(a.train == fisher_yates(train, 1));
+  CHECK(b.train == fisher_yates(train, 2));
+  CHECK_MESSAGE(a.test == test, kTestShuffled);
+  CHECK_MESSAGE(b.test == test, kTestShuffled);
+}
+
+TEST_CASE("6.5 no training labels or a negative label throws") {
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({}, {1}, 1), ShapeError, "shuffle_train_labels", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, -1}, {1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, INT_MIN}, {1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, 2}, {0, -1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
+}
+
+// ---- 6.6 accuracy_report --------------------------------------------------------------------
+
+TEST_CASE("6.6 hand-worked accuracies and cross-entropies") {
+  // Train: rows predict 0, 1, 2; labels 0, 1, 0: accuracy 2/3. Test: rows predict 1, 1; labels
+  // 1, 2: accuracy 1/2.
+  Matrix train(3, 3), test(2, 3);
+  train << 2, 0, 0,  //
+      0, 1, 0,       //
+      0, 0, 3;
+  test << 0, std::log(2.0), 0,  //
+      0, std::log(3.0), 0;
+  const ch06::AccuracyReport r = ch06::accuracy_report(train, {0, 1, 0}, test, {1, 2});
+  // -ln softmax: ln(e^2 + 2) - 2, ln(e + 2) - 1, ln(e^3 + 2) - 0; ln 4 - ln 2, ln 5 - 0
+  const double train_loss = (std::log(std::exp(2.0) + 2) - 2 + std::log(std::exp(1.0) + 2) - 1 +
+                             std::log(std::exp(3.0) + 2)) / 3;
+  const double test_loss = (std::log(4.0) - std::log(2.0) + std::log(5.0)) / 2;
+  const Matrix got = as_row({r.train_accuracy, r.test_accuracy, r.train_loss, r.test_loss});
+  CHECK_MESSAGE(near(got, as_row({2.0 / 3, 0.5, train_loss, test_loss}), 1e-12),
+                suspect(got, {{kTrainAsTest, as_row({2.0 / 3, 2.0 / 3, train_loss, train_loss})},
+                              {kTrainAsTest, as_row({2.0 / 3, 2.0 / 3, train_loss, test_loss})}}));
+}
+
+TEST_CASE("6.6 a tie goes to the first largest logit") {
+  Matrix tie(2, 3);
+  tie << 1, 1, 0,  //
+      0, 5, 5;
+  const ch06::AccuracyReport r = ch06::accuracy_report(tie, {0, 1}, tie, {1, 2});
+  CHECK(r.train_accuracy == 1.0);
+  CHECK_MESSAGE(r.test_accuracy == 0.0, kTrainAsTest << " (or ties resolved to the last maximum)");
+  // ln(2 e + 1) - 1 = ln(2 + e^-1) and ln(1 + 2 e^5) - 5 = ln(2 + e^-5)
+  CHECK(r.train_loss == doctest::Approx((std::log(2.0 + std::exp(-1.0)) + std::log(2.0 + std::exp(-5.0))) / 2).epsilon(1e-12));
+}
+
+TEST_CASE("6.6 logits of magnitude 1000 give finite cross-entropy") {
+  Matrix big(2, 3);
+  big << 1000, 0, -1000,  //
+      -1000, 1000, 999;
+  const ch06::AccuracyReport r = ch06::accuracy_report(big, {1, 2}, big, {0, 1});
+  // row 0, label 1: ln(e^1000 + 1 + e^-1000) - 0 = 1000 + ln(1 + e^-1000 + e^-2000) = 1000
+  // row 1, label 2: ln(e^-1000 + e^1000 + e^999) - 999 = 1 + ln(1 + e^-1)
+  const double row0 = 1000.0, row1 = 1.0 + std::log1p(std::exp(-1.0));
+  CHECK_MESSAGE(std::isfinite(r.train_loss), "looks like a known mistake: " << kNaiveSoftmax);
+  CHECK(r.train_loss == doctest::Approx((row0 + row1) / 2).epsilon(1e-12));
+  CHECK(r.train_accuracy == 0.0);
+  // test: row 0 label 0: ln(e^1000 + ...) - 1000 = ~0; row 1 label 1: 1000 - 1000 + ln(1 + e^-1)
+  CHECK(r.test_loss == doctest::Approx(std::log1p(std::exp(-1.0)) / 2).epsilon(1e-12));
+  CHECK_MESSAGE(r.test_accuracy == 1.0, kTrainAsTest);
+}
+
+TEST_CASE("6.6 empty sets, mismatched rows or classes and bad labels or logits throw") {
+  const Matrix x = Matrix::Zero(3, 4);
+  const std::vector<int> y = {0, 1, 3};
+  CHECK_THROWS_TYPED(ch06::accuracy_report(Matrix(0, 4), {}, x, y), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, Matrix(0, 4), {}), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(Matrix(3, 0), y, x, y), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, {0, 1}, x, y), ShapeError, "accuracy_report", kThrowsShape);        // fewer labels
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, {0, 1, 2, 3}, x, y), ShapeError, "accuracy_report", kThrowsShape);  // more labels
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, Matrix::Zero(3, 5), y), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, Matrix::Zero(3, 3), {0, 1, 2}), ShapeError, "accuracy_report", kThrowsShape);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, {0, 1, 4}, x, y), ValueError, "accuracy_report", kThrowsValue);      // = classes
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, x, {0, -1, 2}), ValueError, "accuracy_report", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, x, {0, INT_MIN, 2}), ValueError, "accuracy_report", kThrowsValue);
+  Matrix bad = x;
+  bad(2, 3) = kNaN;
+  CHECK_THROWS_TYPED(ch06::accuracy_report(bad, y, x, y), ValueError, "accuracy_report", kThrowsValue);
+  bad(2, 3) = -kInf;
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, bad, y), ValueError, "accuracy_report", kThrowsValue);
+}
+
+}  // TEST_SUITE

@@ -1,0 +1,355 @@
+// Chapter 6 lesson — scaling laws and their limits.
+//
+// Prints every number the chapter's page shows (the page cuts the sections out of this program's
+// output with \snippet) and writes the data of the figures: ch06_data.dat, ch06_data_fit.dat and
+// ch06_band.dat (loss against training-set size, the fit on the small sizes and its band),
+// ch06_width.dat and ch06_width_fit.dat (loss against width), ch06_memorisation.dat (accuracy
+// against width, real and shuffled labels).
+// Usage: ch06_lesson [data folder]. Deterministic: fixed seeds, fixed splits, one thread.
+//
+// The fits, the extrapolation, the compute-optimal split, the shuffled labels and the accuracies
+// are the chapter's exercises; the networks are trained by lib's trainer (scalebook/mlp.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "scalebook/data.hpp"
+#include "scalebook/lesson.hpp"
+#include "scalebook/mlp.hpp"
+#include "scalebook/random.hpp"
+#include "scaling_laws.hpp"
+
+namespace ch06 = scalebook::ch06;
+using scalebook::Index;
+using scalebook::Matrix;
+using scalebook::Rng;
+using scalebook::Vector;
+
+namespace {
+
+//! [teacher]
+// The task: y = teacher(x) + noise, x in R^8 standard normal. The teacher is
+// a fixed random network 8 -> 16 (tanh) -> 1; the noise is Gaussian with
+// variance 0.1: no model can predict it, so 0.1 is the irreducible loss.
+constexpr int kInputs = 8, kTeacherWidth = 16;
+constexpr double kNoiseVariance = 0.1;
+constexpr int kSteps = 2000;  // batches of 32 per training run
+constexpr int kSeeds = 3;     // training runs averaged per point
+
+struct Task {
+  Matrix w1;  // (8, 16)
+  Vector w2;  // (16)
+};
+
+Task make_teacher(Rng& rng) {
+  Task t{scalebook::normal_matrix(kInputs, kTeacherWidth, rng) / std::sqrt(double(kInputs)),
+         scalebook::normal_matrix(kTeacherWidth, 1, rng).col(0) / 2.0};
+  return t;
+}
+
+void draw(const Task& t, Index n, Rng& rng, Matrix& x, Vector& y) {
+  x = scalebook::normal_matrix(n, kInputs, rng);
+  const Matrix h = (x * t.w1).array().tanh().matrix();
+  y = h * t.w2;
+  for (Index i = 0; i < n; ++i) y(i) += std::sqrt(kNoiseVariance) * rng.normal();
+}
+//! [teacher]
+
+// The validation MSE of a one-hidden-layer ReLU network of the given width trained on the first
+// n rows for about `steps` batches of 32: the lowest over the epochs (early stopping).
+double validation_loss(const Matrix& x, const Vector& y, Index n, const Matrix& xv, const Vector& yv,
+                       Index width, int steps, std::uint64_t seed) {
+  scalebook::MlpConfig config;
+  config.hidden = {width};
+  config.batch_size = 32;
+  config.epochs = std::max(1, static_cast<int>((static_cast<Index>(steps) * 32 + n - 1) / n));
+  config.learning_rate = 3e-3;
+  config.seed = seed;
+  const scalebook::History h = scalebook::train_mlp(x.topRows(n), y.head(n), xv, yv, config);
+  return *std::min_element(h.val_loss.begin(), h.val_loss.end());
+}
+
+std::vector<int> labels_of(const Vector& y) {
+  std::vector<int> out;
+  for (Index i = 0; i < y.size(); ++i) out.push_back(static_cast<int>(y(i)));
+  return out;
+}
+
+double quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double at = q * static_cast<double>(v.size() - 1);
+  const std::size_t i = static_cast<std::size_t>(at);
+  const double f = at - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+// Each digit image shifted one pixel to the right (the left column becomes 0): the same digit to
+// a reader, other inputs to a network.
+Matrix shifted_right(const Matrix& x) {
+  Matrix out = Matrix::Zero(x.rows(), x.cols());
+  for (Index i = 0; i < x.rows(); ++i)
+    for (int r = 0; r < 8; ++r)
+      for (int c = 1; c < 8; ++c) out(i, r * 8 + c) = x(i, r * 8 + c - 1);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return scalebook::run_lesson(argc, argv, [](scalebook::Lesson& lesson) {
+    // ---- 6.1 and 6.2 on a known law --------------------------------------------------------
+    lesson.begin("synthetic");
+    {
+      const double e = 0.5, a = 20.0, alpha = 0.4, sigma = 0.002;
+      std::vector<double> n, l;
+      Rng rng(600);
+      for (int k = 4; k <= 14; ++k) {
+        n.push_back(std::ldexp(1.0, k));
+        l.push_back(e + a * std::pow(n.back(), -alpha) + sigma * rng.normal());
+      }
+      const ch06::PowerLaw plain = ch06::fit_power_law(n, l);
+      const ch06::SaturatingPowerLaw full = ch06::fit_saturating_power_law(n, l);
+      std::printf("11 sizes N = 16 .. 16384, L = %.1f + %.0f N^-%.1f + noise (sd %.3f)\n\n", e, a, alpha, sigma);
+      std::printf("%-28s %8s %8s %8s\n", "", "E", "A", "alpha");
+      std::printf("%-28s %8.4f %8.2f %8.4f\n", "truth", e, a, alpha);
+      std::printf("%-28s %8.4f %8.2f %8.4f\n", "6.2 E + A N^-alpha", full.e, full.a, full.alpha);
+      std::printf("%-28s %8s %8.2f %8.4f\n", "6.1 a N^-alpha (no E)", "-", plain.a, plain.alpha);
+    }
+    lesson.end("synthetic");
+
+    // ---- Our own scaling curves: loss against data and against width -----------------------
+    Rng rng(601);
+    const Task teacher = make_teacher(rng);
+    Matrix x, xv;
+    Vector y, yv;
+    draw(teacher, 16384, rng, x, y);
+    draw(teacher, 1000, rng, xv, yv);
+    Matrix xv_clean = xv;
+    const Vector yv_clean = (xv_clean * teacher.w1).array().tanh().matrix() * teacher.w2;
+    const double drawn_noise = (yv - yv_clean).squaredNorm() / static_cast<double>(yv.size());
+
+    std::vector<double> sizes, data_loss;
+    lesson.begin("data-scaling");
+    {
+      //! [data-experiment]
+      // Training sets of 64 .. 16384 rows from the task; width 64; about
+      // 2000 batches of 32 each; the lowest validation MSE on 1000 fresh
+      // rows, averaged over 3 training runs.
+      for (Index n = 64; n <= 16384; n *= 2) {
+        double mean = 0.0;
+        for (int seed = 0; seed < kSeeds; ++seed)
+          mean += validation_loss(x, y, n, xv, yv, 64, kSteps, 700 + 10 * n + seed) / kSeeds;
+        sizes.push_back(static_cast<double>(n));
+        data_loss.push_back(mean);
+      }
+      const ch06::SaturatingPowerLaw fit = ch06::fit_saturating_power_law(sizes, data_loss);
+      //! [data-experiment]
+      std::printf("width 64, validation MSE against training rows\n\n");
+      std::printf("%8s %10s\n", "rows", "val MSE");
+      for (std::size_t i = 0; i < sizes.size(); ++i) std::printf("%8.0f %10.4f\n", sizes[i], data_loss[i]);
+      std::printf("\nfit (6.2): L = %.4f + %.2f N^-%.3f\n", fit.e, fit.a, fit.alpha);
+      std::printf("irreducible loss E = %.4f; noise variance put in %.4f\n", fit.e, kNoiseVariance);
+      std::printf("(the 1000 validation targets' own noise has mean square %.4f)\n", drawn_noise);
+    }
+    lesson.end("data-scaling");
+
+    lesson.begin("extrapolation");
+    {
+      //! [extrapolate]
+      // Fit on the five smallest sizes (64 .. 1024), predict 2048 .. 16384.
+      const std::vector<double> n_fit(sizes.begin(), sizes.begin() + 5), l_fit(data_loss.begin(), data_loss.begin() + 5);
+      const std::vector<double> n_out(sizes.begin() + 5, sizes.end()), l_out(data_loss.begin() + 5, data_loss.end());
+      const ch06::SaturatingPowerLaw fit = ch06::fit_saturating_power_law(n_fit, l_fit);
+      const ch06::Extrapolation with_e = ch06::extrapolate(fit, n_out, l_out);
+      const ch06::PowerLaw plain = ch06::fit_power_law(n_fit, l_fit);
+      const ch06::Extrapolation without_e = ch06::extrapolate({0.0, plain.a, plain.alpha}, n_out, l_out);
+      //! [extrapolate]
+      // The band: 200 refits on the five points resampled with replacement (at least 3 distinct
+      // sizes each), the 10th and 90th percentile of their predictions.
+      std::vector<double> grid;
+      for (double g = 32; g <= 32768 * 1.001; g *= std::sqrt(2.0)) grid.push_back(g);
+      std::vector<std::vector<double>> at_grid(grid.size()), at_out(n_out.size());
+      Rng boot(602);
+      int refits = 0;
+      while (refits < 200) {
+        std::vector<double> bn, bl;
+        for (int k = 0; k < 5; ++k) {
+          const std::size_t i = static_cast<std::size_t>(boot.next_u64() % 5);
+          bn.push_back(n_fit[i]);
+          bl.push_back(l_fit[i]);
+        }
+        std::vector<double> distinct = bn;
+        std::sort(distinct.begin(), distinct.end());
+        if (std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 3) continue;
+        const ch06::SaturatingPowerLaw f = ch06::fit_saturating_power_law(bn, bl);
+        for (std::size_t g = 0; g < grid.size(); ++g) at_grid[g].push_back(f.e + f.a * std::pow(grid[g], -f.alpha));
+        for (std::size_t g = 0; g < n_out.size(); ++g) at_out[g].push_back(f.e + f.a * std::pow(n_out[g], -f.alpha));
+        ++refits;
+      }
+      std::printf("fitted on 64 .. 1024 rows: L = %.4f + %.2f N^-%.3f; without E: %.2f N^-%.3f\n\n", fit.e, fit.a,
+                  fit.alpha, plain.a, plain.alpha);
+      std::printf("%6s %9s %11s %7s %15s %11s %7s\n", "rows", "measured", "E + A N^-a", "error", "80% band",
+                  "a N^-a", "error");
+      for (std::size_t i = 0; i < n_out.size(); ++i) {
+        std::printf("%6.0f %9.4f %11.4f %6.1f%% %7.4f..%.4f %11.4f %6.1f%%\n", n_out[i], l_out[i], with_e.predicted[i],
+                    100 * with_e.relative_error[i], quantile(at_out[i], 0.1), quantile(at_out[i], 0.9),
+                    without_e.predicted[i], 100 * without_e.relative_error[i]);
+      }
+      std::printf("\nworst relative error: %.1f%% with E, %.1f%% without\n", 100 * with_e.worst, 100 * without_e.worst);
+      std::vector<double> low, high, mid, plain_line;
+      for (std::size_t g = 0; g < grid.size(); ++g) {
+        low.push_back(quantile(at_grid[g], 0.1));
+        high.push_back(quantile(at_grid[g], 0.9));
+        mid.push_back(fit.e + fit.a * std::pow(grid[g], -fit.alpha));
+        plain_line.push_back(plain.a * std::pow(grid[g], -plain.alpha));
+      }
+      const ch06::SaturatingPowerLaw all = ch06::fit_saturating_power_law(sizes, data_loss);
+      std::vector<double> all_line;
+      for (double g : grid) all_line.push_back(all.e + all.a * std::pow(g, -all.alpha));
+      lesson.table("ch06_data.dat", {"rows", "val_mse"}, {sizes, data_loss});
+      lesson.table("ch06_data_fit.dat", {"rows", "fit_small", "low", "high", "no_e", "fit_all"},
+                   {grid, mid, low, high, plain_line, all_line});
+      lesson.table("ch06_noise.dat", {"rows", "noise"}, {{32.0, 32768.0}, {kNoiseVariance, kNoiseVariance}});
+    }
+    lesson.end("extrapolation");
+
+    lesson.begin("width-scaling");
+    {
+      std::vector<double> widths, width_loss;
+      for (Index w = 1; w <= 256; w *= 2) {
+        widths.push_back(static_cast<double>(w));
+        width_loss.push_back(validation_loss(x, y, 16384, xv, yv, w, kSteps, 800 + w));
+      }
+      const ch06::SaturatingPowerLaw fit = ch06::fit_saturating_power_law(widths, width_loss);
+      std::printf("16384 training rows, validation MSE against the hidden width\n\n");
+      std::printf("%8s %10s\n", "width", "val MSE");
+      for (std::size_t i = 0; i < widths.size(); ++i) std::printf("%8.0f %10.4f\n", widths[i], width_loss[i]);
+      std::printf("\nfit (6.2): L = %.4f + %.3f W^-%.3f\n", fit.e, fit.a, fit.alpha);
+      std::printf("irreducible loss E = %.4f; noise variance put in %.4f\n", fit.e, kNoiseVariance);
+      std::vector<double> grid, line;
+      for (double g = 1; g <= 256 * 1.001; g *= std::sqrt(2.0)) {
+        grid.push_back(g);
+        line.push_back(fit.e + fit.a * std::pow(g, -fit.alpha));
+      }
+      lesson.table("ch06_width.dat", {"width", "val_mse"}, {widths, width_loss});
+      lesson.table("ch06_width_fit.dat", {"width", "fit"}, {grid, line});
+      lesson.table("ch06_width_noise.dat", {"width", "noise"}, {{1.0, 256.0}, {kNoiseVariance, kNoiseVariance}});
+    }
+    lesson.end("width-scaling");
+
+    // ---- Compute-optimal allocation with Hoffmann et al.'s constants -------------------------
+    lesson.begin("chinchilla");
+    {
+      //! [chinchilla]
+      // Hoffmann et al. 2022, approach 3: fitted to their own 400+ runs.
+      const ch06::ComputeLaw law{1.69, 406.4, 410.7, 0.34, 0.28};
+      //! [chinchilla]
+      std::printf("L(N, D) = 1.69 + 406.4 / N^0.34 + 410.7 / D^0.28, C = 6 N D\n\n");
+      std::printf("%10s %12s %12s %8s %7s\n", "C (FLOPs)", "N_opt", "D_opt", "D / N", "loss");
+      for (double c : {1e19, 1e21, 1e23, 5.76e23, 1e25, 1e27}) {
+        const ch06::Allocation opt = ch06::compute_optimal(law, c);
+        std::printf("%10.3g %12.3g %12.3g %8.1f %7.3f\n", c, opt.params, opt.tokens, opt.tokens / opt.params, opt.loss);
+      }
+      auto loss = [&](double n, double d) {
+        return law.e + law.a / std::pow(n, law.alpha) + law.b / std::pow(d, law.beta);
+      };
+      std::printf("\nthe law's loss for two models trained with about the same compute:\n");
+      std::printf("  Gopher     280e9 parameters, 300e9 tokens, C = %.3g: %.3f\n", 6 * 280e9 * 300e9, loss(280e9, 300e9));
+      std::printf("  Chinchilla  70e9 parameters, 1.4e12 tokens, C = %.3g: %.3f\n", 6 * 70e9 * 1.4e12, loss(70e9, 1.4e12));
+      std::printf("exponents: N_opt ~ C^%.3f, D_opt ~ C^%.3f\n", law.beta / (law.alpha + law.beta),
+                  law.alpha / (law.alpha + law.beta));
+    }
+    lesson.end("chinchilla");
+
+    // ---- Memorisation: real and shuffled labels on digits ------------------------------------
+    const scalebook::Dataset digits = scalebook::load_digits();
+    const std::vector<Index> order = scalebook::shuffled_indices(digits.x.rows(), 603);
+    const std::vector<Index> train_rows(order.begin(), order.begin() + 500),
+        test_rows(order.begin() + 500, order.begin() + 1000);
+    const scalebook::Dataset train = scalebook::take_rows(digits, train_rows), test = scalebook::take_rows(digits, test_rows);
+    const Matrix x_train = train.x / 16.0, x_test = test.x / 16.0;  // pixel counts 0..16 to 0..1
+    const std::vector<int> y_train = labels_of(train.y), y_test = labels_of(test.y);
+    lesson.begin("memorisation");
+    {
+      //! [memorisation]
+      // 500 training and 500 test digits; the training labels real, or
+      // shuffled by 6.5 (the test labels stay real); one hidden layer.
+      const ch06::LabelSplit shuffled = ch06::shuffle_train_labels(y_train, y_test, 604);
+      //! [memorisation]
+      std::printf("digits: 500 training and 500 test images, 10 classes (chance 10%%)\n");
+      std::printf("one hidden ReLU layer, RMSprop, batch 32, 150 epochs; accuracy after training\n\n");
+      std::printf("%6s %9s | %10s %10s | %10s %10s\n", "width", "params", "real train", "real test", "shuf train",
+                  "shuf test");
+      std::vector<double> widths, real_train, real_test, shuf_train, shuf_test;
+      for (Index w : {4, 16, 64, 256, 512}) {
+        scalebook::MlpConfig config;
+        config.hidden = {w};
+        config.batch_size = 32;
+        config.epochs = 150;
+        config.learning_rate = 3e-3;
+        config.seed = 900 + w;
+        const scalebook::ClassifierRun real = scalebook::train_classifier(x_train, y_train, x_test, 10, config);
+        const scalebook::ClassifierRun shuf = scalebook::train_classifier(x_train, shuffled.train, x_test, 10, config);
+        const ch06::AccuracyReport r = ch06::accuracy_report(real.train_logits, y_train, real.val_logits, y_test);
+        const ch06::AccuracyReport s = ch06::accuracy_report(shuf.train_logits, shuffled.train, shuf.val_logits, shuffled.test);
+        std::printf("%6d %9d | %9.1f%% %9.1f%% | %9.1f%% %9.1f%%\n", static_cast<int>(w), static_cast<int>(65 * w + (w + 1) * 10),
+                    100 * r.train_accuracy, 100 * r.test_accuracy, 100 * s.train_accuracy, 100 * s.test_accuracy);
+        widths.push_back(static_cast<double>(w));
+        real_train.push_back(100 * r.train_accuracy);
+        real_test.push_back(100 * r.test_accuracy);
+        shuf_train.push_back(100 * s.train_accuracy);
+        shuf_test.push_back(100 * s.test_accuracy);
+      }
+      lesson.table("ch06_memorisation.dat", {"width", "real_train", "real_test", "shuffled_train", "shuffled_test"},
+                   {widths, real_train, real_test, shuf_train, shuf_test});
+    }
+    lesson.end("memorisation");
+
+    // ---- Benchmark contamination ------------------------------------------------------------
+    lesson.begin("contamination");
+    {
+      //! [contamination]
+      // A benchmark of 400 test digits, half of which (the "seen" ones) were
+      // also in the training set, labels and all.
+      const std::vector<Index> bench_rows(order.begin() + 1000, order.begin() + 1400);
+      const scalebook::Dataset bench = scalebook::take_rows(digits, bench_rows);
+      Matrix x_seen = bench.x.topRows(200) / 16.0, x_fresh = bench.x.bottomRows(200) / 16.0;
+      const std::vector<int> y_bench = labels_of(bench.y);
+      const std::vector<int> y_seen(y_bench.begin(), y_bench.begin() + 200), y_fresh(y_bench.begin() + 200, y_bench.end());
+      Matrix x_contaminated(700, 64);
+      x_contaminated << x_train, x_seen;
+      std::vector<int> y_contaminated = y_train;
+      y_contaminated.insert(y_contaminated.end(), y_seen.begin(), y_seen.end());
+      //! [contamination]
+      const ch06::LabelSplit shuffled = ch06::shuffle_train_labels(y_train, y_fresh, 605);
+      std::vector<int> y_memoriser = shuffled.train;  // knows nothing about digits,
+      y_memoriser.insert(y_memoriser.end(), y_seen.begin(), y_seen.end());  // only the seen answers
+      Matrix x_eval(600, 64);
+      x_eval << x_seen, x_fresh, shifted_right(x_seen);
+      std::printf("benchmark: 400 digits, 200 of them also in training (seen)\n");
+      std::printf("width 256, 150 epochs on 500 + 200 images; accuracy on\n\n");
+      std::printf("%-34s %9s %6s %6s %13s\n", "", "benchmark", "seen", "fresh", "seen shifted");
+      for (int which = 0; which < 2; ++which) {
+        scalebook::MlpConfig config;
+        config.hidden = {256};
+        config.batch_size = 32;
+        config.epochs = 150;
+        config.learning_rate = 3e-3;
+        config.seed = 950 + which;
+        const std::vector<int>& labels = which == 0 ? y_contaminated : y_memoriser;
+        const scalebook::ClassifierRun run = scalebook::train_classifier(x_contaminated, labels, x_eval, 10, config);
+        const ch06::AccuracyReport seen_fresh =
+            ch06::accuracy_report(run.val_logits.topRows(200), y_seen, run.val_logits.middleRows(200, 200), y_fresh);
+        const ch06::AccuracyReport seen_shifted =
+            ch06::accuracy_report(run.val_logits.topRows(200), y_seen, run.val_logits.bottomRows(200), y_seen);
+        const double overall = (seen_fresh.train_accuracy + seen_fresh.test_accuracy) / 2;
+        std::printf("%-34s %8.1f%% %5.1f%% %5.1f%% %12.1f%%\n",
+                    which == 0 ? "real labels" : "500 shuffled + the 200 seen answers", 100 * overall,
+                    100 * seen_fresh.train_accuracy, 100 * seen_fresh.test_accuracy, 100 * seen_shifted.test_accuracy);
+      }
+    }
+    lesson.end("contamination");
+  });
+}
