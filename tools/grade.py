@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
+import fcntl
 import hashlib
 import json
 import os
@@ -74,6 +75,13 @@ class Kit:
         self.pch: Path | None = None
 
     def build(self) -> None:
+        """Builds the kit, one grading run at a time (a file lock: two runs share the folder)."""
+        self.build_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.build_dir / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._build()
+
+    def _build(self) -> None:
         chapters = graded_chapters()
         if not (self.build_dir / "build.ninja").exists():
             subprocess.run(["cmake", "-S", str(ROOT), "-B", str(self.build_dir), "-G", "Ninja",
