@@ -74,7 +74,13 @@ class AllocationMeter {
 }  // namespace scalebook
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+// The sanitizer runtime's allocator interface, declared here: GCC 12 on Debian ships the runtime
+// but not <sanitizer/allocator_interface.h> (only clang's packages do).
+extern "C" {
+std::size_t __sanitizer_get_allocated_size(const volatile void* p);
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, std::size_t),
+                                              void (*free_hook)(const volatile void*));
+}
 
 namespace scalebook::allocation_meter_detail {
 inline void asan_malloc_hook(const volatile void*, std::size_t size) { on_allocate(size); }
