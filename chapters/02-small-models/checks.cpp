@@ -50,35 +50,11 @@ constexpr char kLastMinimum[] = "on a tie the first minimum counts, not the last
 constexpr char kThrowsShape[] = "bad shapes must throw ShapeError, with the function's name first";
 constexpr char kThrowsValue[] = "NaN, infinity or out-of-range values must throw ValueError, with the function's name first";
 
-Matrix from_rows(Index rows, Index cols, std::initializer_list<double> values) {
-  REQUIRE(static_cast<Index>(values.size()) == rows * cols);
-  Matrix m(rows, cols);
-  auto value = values.begin();
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j) m(i, j) = *value++;
-  return m;
-}
+using scalebook::testing::from_rows;
+using scalebook::testing::row;
+using scalebook::testing::starts_with;
+using scalebook::testing::thrown_message;
 
-RowVector row(std::initializer_list<double> values) {
-  RowVector r(static_cast<Index>(values.size()));
-  Index j = 0;
-  for (double v : values) r(j++) = v;
-  return r;
-}
-
-template <class E, class F>
-std::string thrown_message(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("(a different exception: ") + e.what() + ")";
-  }
-  return "(nothing thrown)";
-}
-
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 #define CHECK_THROWS_NAMED(ExceptionType, function_name, ...)                                                        \
   do {                                                                                                              \

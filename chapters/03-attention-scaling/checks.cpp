@@ -54,14 +54,7 @@ constexpr char kCheckSameCols[] =
 constexpr char kCheckFinite[] = "NaN or infinity must throw ValueError: a missing require_finite?";
 
 // A matrix written row by row: from_rows(2, 3, {1, 2, 3, 4, 5, 6}).
-Matrix from_rows(Index rows, Index cols, std::initializer_list<double> values) {
-  REQUIRE(static_cast<Index>(values.size()) == rows * cols);
-  Matrix m(rows, cols);
-  auto value = values.begin();
-  for (Index i = 0; i < rows; ++i)
-    for (Index j = 0; j < cols; ++j) m(i, j) = *value++;
-  return m;
-}
+using scalebook::testing::from_rows;
 
 // q (n, d_k), k (m, d_k) -> (n, m), by the definition: (i, j) = sum over c of q(i, c) k(j, c).
 Matrix dots_by_definition(const Matrix& q, const Matrix& k) {

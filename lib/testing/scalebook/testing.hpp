@@ -103,6 +103,40 @@ ThrowMatch throws_typed(const std::function<void()>& call,
 std::string format_matrix(const Eigen::Ref<const Matrix>& m, Index mark_row = -1,
                           Index mark_col = -1);
 
+/// A matrix written row by row: from_rows(2, 2, {1, 2, 3, 4}).
+inline Matrix from_rows(Index rows, Index cols, std::initializer_list<double> values) {
+  REQUIRE(static_cast<Index>(values.size()) == rows * cols);
+  Matrix m(rows, cols);
+  auto value = values.begin();
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < cols; ++j) m(i, j) = *value++;
+  return m;
+}
+
+/// A row vector from its entries.
+inline RowVector row(std::initializer_list<double> values) {
+  RowVector r(static_cast<Index>(values.size()));
+  Index j = 0;
+  for (double v : values) r(j++) = v;
+  return r;
+}
+
+/// The message of the exception of type E that f throws; "(a different exception: ...)" or
+/// "(nothing thrown)" otherwise.
+template <class E, class F>
+std::string thrown_message(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("(a different exception: ") + e.what() + ")";
+  }
+  return "(nothing thrown)";
+}
+
+inline bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
 }  // namespace scalebook::testing
 
 /// CHECK_THROWS_TYPED(expression, Type, "function", "hint if nothing is thrown"): the expression
