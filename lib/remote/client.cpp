@@ -2,6 +2,11 @@
 // words separated by the unit separator \x1f), sends one request per call and waits for the reply
 // at most SCALEBOOK_CALL_TIMEOUT seconds (default 5). A worker that fails is killed with its whole
 // process group and started again for the next call.
+//
+// A failed call fails the check that made it, whatever the check does with the exception (it is
+// reported to doctest here, then thrown). A function that timed out is not called again in the
+// same check: the check has failed already, and each further call would only wait out the limit
+// again (a check may call it a dozen times).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,8 +17,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cxxabi.h>
+#include <set>
 #include <string>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 #include "scalebook/remote.hpp"
 
@@ -150,6 +158,33 @@ bool read_before(int fd, char* out, std::size_t size, double deadline, bool& tim
   return true;
 }
 
+// The functions that timed out in the check now running (see the top of the file).
+std::set<std::string>& timed_out_in_this_check() {
+  static std::set<std::string> functions;
+  return functions;
+}
+
+struct ForgetTimeouts : doctest::IReporter {
+  explicit ForgetTimeouts(const doctest::ContextOptions&) {}
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_run_end(const doctest::TestRunStats&) override {}
+  void test_case_start(const doctest::TestCaseData&) override { timed_out_in_this_check().clear(); }
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+
+[[noreturn]] void fail_call(const std::string& message) {
+  FAIL_CHECK(message);
+  throw CallFailed(message);
+}
+
 double call_timeout() {
   const char* text = std::getenv("SCALEBOOK_CALL_TIMEOUT");
   const double value = text != nullptr ? std::atof(text) : 0.0;
@@ -158,12 +193,19 @@ double call_timeout() {
 
 }  // namespace
 
+DOCTEST_REGISTER_LISTENER("scalebook_remote_timeouts", 2, ForgetTimeouts);
+
 std::vector<char> exchange(const char* exercise, const char* function, std::vector<char> request) {
   static const bool ignore_sigpipe = [] {
     signal(SIGPIPE, SIG_IGN);
     return true;
   }();
   (void)ignore_sigpipe;
+  const std::string what = std::string(function) + " (exercise " + exercise + ") ";
+  const double limit = call_timeout();
+  const std::string too_long = "did not return within " + std::to_string(static_cast<int>(limit)) + " s";
+  if (timed_out_in_this_check().count(function) != 0)
+    fail_call(what + too_long + " earlier in this check; not called again");
   if (worker().pid < 0) start_worker();
   Writer header;
   Codec<std::string>::put(header, exercise);
@@ -171,12 +213,10 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   std::vector<char> frame = std::move(header.buffer());
   frame.insert(frame.end(), request.begin(), request.end());
   const std::uint64_t size = frame.size();
-  const std::string what = std::string(function) + " (exercise " + exercise + ") ";
   if (!write_fully(worker().to_worker, reinterpret_cast<const char*>(&size), sizeof size) ||
       !write_fully(worker().to_worker, frame.data(), frame.size())) {
-    throw CallFailed(what + "could not be called: the student process is gone (" + stop_worker(2.0) + ")");
+    fail_call(what + "could not be called: the student process is gone (" + stop_worker(2.0) + ")");
   }
-  const double limit = call_timeout();
   const double deadline = seconds_now() + limit;
   bool timed_out = false;
   std::uint64_t reply_size = 0;
@@ -184,19 +224,19 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
                   timed_out)) {
     if (timed_out) {
       stop_worker();
-      throw CallFailed(what + "did not return within " + std::to_string(static_cast<int>(limit)) +
-                       " s: an endless loop?");
+      timed_out_in_this_check().insert(function);
+      fail_call(what + too_long + ": an endless loop?");
     }
-    throw CallFailed(what + "gave no result: the student process ended (" + stop_worker(2.0) + ")");
+    fail_call(what + "gave no result: the student process ended (" + stop_worker(2.0) + ")");
   }
   if (reply_size == 0 || reply_size > kMaxReply) {
     stop_worker();
-    throw CallFailed(what + "sent garbage instead of a result (" + std::to_string(reply_size) + " bytes)");
+    fail_call(what + "sent garbage instead of a result (" + std::to_string(reply_size) + " bytes)");
   }
   std::vector<char> reply(reply_size);
   if (!read_before(worker().from_worker, reply.data(), reply.size(), deadline, timed_out)) {
     const std::string how = stop_worker(timed_out ? 0.0 : 2.0);
-    throw CallFailed(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"));
+    fail_call(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"));
   }
   return reply;
 }
