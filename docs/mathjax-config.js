@@ -26,3 +26,7 @@ MathJax.Hub.Config({ "HTML-CSS": { linebreaks: { automatic: true, width: "contai
 // and needs nothing else: no fonts installed on the reader's machine (which differ from machine to
 // machine), and no image fonts (not shipped; MathJax falls back to them when web fonts are slow).
 MathJax.Hub.Config({ "HTML-CSS": { availableFonts: [], preferredFont: null, webFont: "TeX", imageFont: null } });
+
+// No status box: MathJax 2 shows "Loading ..." / "Typesetting math: 100%" in the page's corner and
+// clears it only a moment after the math is done; the book's math is local and typesets at once.
+MathJax.Hub.Config({ messageStyle: "none" });

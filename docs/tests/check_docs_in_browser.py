@@ -3,7 +3,7 @@
 
     check_docs_in_browser.py HTML_DIR [--screenshots DIR] [--book-pages-only] [--timeout S]
                              [--edition reference|student|instructor] [--widths phone,tablet,desktop]
-                             [--in-place] [--chromium PATH] [--chromedriver PATH]
+                             [--in-place] [--browsers N] [--chromium PATH] [--chromedriver PATH]
 
 The pages: every page of HTML_DIR (index.html and its chapter list first: each chapter and its
 hints page; then file and folder pages); with --book-pages-only, only the former. The book is first
@@ -18,7 +18,7 @@ the copy: the math must typeset with the fonts the book ships. Each page is open
               file load error, font trouble) and its message log shows no failure; no "Math
               Processing Error", .merror or .MathJax_Error in the page; no raw TeX (\\f$ \\f[ \\( \\[
               $$ ...) left in the visible prose (code blocks are source and are not searched); and
-              MathJax's "Loading ..." status box has gone.
+              no MathJax status box on screen (the book turns it off).
   2. figures  every <img> loaded (complete, naturalWidth > 0) and every <object> holds a loaded
               document, an <svg> for SVG figures (read through the DevTools protocol: file:// pages
               cannot read each other's DOM); each is displayed with a non-zero size; every chapter
@@ -57,6 +57,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -146,16 +147,12 @@ function state() {
 })();
 """
 
-WAIT_FOR_MATHJAX_STATUS_JS = r"""
-var timeoutMs = arguments[0], done = arguments[arguments.length - 1];
-var deadline = Date.now() + timeoutMs;
-(function poll() {
-  var box = document.getElementById("MathJax_Message");
-  var showing = box && box.style.display !== "none" && (box.innerText || "").trim();
-  if (!showing) { done(""); return; }
-  if (Date.now() > deadline) { done(showing); return; }
-  setTimeout(poll, 20);
-})();
+MATHJAX_STATUS_JS = r"""
+// MathJax's status box ("Loading ...", bottom left): the book's configuration turns it off
+// (messageStyle "none"), so a box on screen is a configuration that did not take.
+var box = document.getElementById("MathJax_Message");
+var showing = box && box.style.display !== "none" && (box.innerText || "").trim();
+return showing || "";
 """
 
 INSPECT_PAGE_JS = r"""
@@ -754,11 +751,10 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
             failures.append(f"hints: with tier 1 open, {opened['shownAfterOpeningOne']} of {opened['tiers']} "
                             "tiers are offered (expected tiers 1 and 2)")
 
-    # MathJax's status box ("Loading ...", "Typesetting math: 100%", bottom left) stays a moment
-    # after the math is done; a settled page has none, and one that stays means MathJax is stuck.
-    status = driver.execute_async_script(WAIT_FOR_MATHJAX_STATUS_JS, max(0, int((deadline - time.monotonic()) * 1000)))
+    status = driver.execute_script(MATHJAX_STATUS_JS)
     if status:
-        failures.append(f"MathJax's status box still says {status!r} after {args.timeout:g} s")
+        failures.append(f"MathJax's status box is on screen ({status!r}): the book's mathjax-config.js "
+                        "turns it off")
 
     # 6. screenshots, light and dark: grow the viewport to the whole page, let Doxygen's resize.js
     # lay it out again.
@@ -830,6 +826,8 @@ def main():
                         help="which edition HTML_DIR is: the instructor edition must say so on every page")
     parser.add_argument("--widths", default="phone,tablet,desktop",
                         help="comma-separated subset of " + ",".join(v[0] for v in VIEWPORTS))
+    parser.add_argument("--browsers", type=int, default=2,
+                        help="how many Chromiums check pages side by side (default 2)")
     parser.add_argument("--in-place", action="store_true",
                         help="open the book where it is, with the machine's fonts (default: a copy of the "
                              "folder, with the system's MathJax fonts hidden and nothing outside it reachable)")
@@ -878,9 +876,13 @@ def main():
     for failure in svg_failures:
         print(f"FAIL {failure}")
 
-    profile_dir = tempfile.mkdtemp(prefix="scalebook-chromium-")
+    jobs = [(name, viewport) for name in to_open
+            # The book's own pages at every width; Doxygen's reference pages (structs, files) at the
+            # narrowest only, where an overflow shows first: the suite's time stays bounded as
+            # chapters add such pages.
+            for viewport in (viewports if name in book else viewports[:1])]
     work_dir = Path(tempfile.mkdtemp(prefix="scalebook-moved-book-"))
-    driver = None
+    drivers = []
     try:
         # The book as a reader gets it: the folder copied elsewhere (zipped and moved), opened on a
         # machine without MathJax's fonts, nothing outside the folder within reach.
@@ -893,42 +895,66 @@ def main():
             args.fontconfig = work_dir / "fonts.conf"
             args.fontconfig.write_text(FONTCONFIG.format(cache=cache), encoding="utf-8")
             args.blocked = ["http://*", "https://*", "file:///usr/*", html_dir.as_uri() + "/*"]
-        try:
-            driver = start_browser(args, profile_dir)
-        except WebDriverException as error:
-            print(f"check_docs_in_browser: could not start {args.chromium} through {args.chromedriver}: "
-                  f"{str(error).strip()}", file=sys.stderr)
-            return 2
+        # Several browsers side by side (one renderer each is mostly one core's work), each with
+        # its own profile; the pages are dealt out in turn and reported in order.
+        for index in range(max(1, min(args.browsers, len(jobs)))):
+            try:
+                drivers.append(start_browser(args, work_dir / f"profile-{index}"))
+            except WebDriverException as error:
+                print(f"check_docs_in_browser: could not start {args.chromium} through {args.chromedriver}: "
+                      f"{str(error).strip()}", file=sys.stderr)
+                return 2
         if not args.in_place:
-            driver.get("data:text/html,<p>fonts</p>")
-            if driver.execute_script(SYSTEM_MATHJAX_FONT_JS):
-                failures.append(("browser", "the system's MathJax fonts are still visible to the browser; "
-                                            "the test cannot show that the book brings its own"))
+            for driver in drivers:
+                driver.get("data:text/html,<p>fonts</p>")
+                if driver.execute_script(SYSTEM_MATHJAX_FONT_JS):
+                    failures.append(("browser", "the system's MathJax fonts are still visible to the browser; "
+                                                "the test cannot show that the book brings its own"))
             print(f"ok   the book copied to {open_dir}; the system's MathJax fonts hidden, "
-                  f"requests outside the copy blocked")
-        for name in to_open:
-            # The book's own pages at every width; Doxygen's reference pages (structs, files) at the
-            # narrowest only, where an overflow shows first: the suite's time stays bounded as
-            # chapters add such pages.
-            for viewport in (viewports if name in book else viewports[:1]):
-                try:
-                    page_failures, notes, summary = check_page(driver, args, open_dir, name, chapter_pages,
-                                                               shots_dir, link_counts.get(name, 0),
-                                                               name in book, viewport, svgs)
-                except WebDriverException as error:
-                    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                    page_failures, notes, summary = [f"the browser failed on this page: {message}"], [], "not checked"
-                where = f"{name} at {viewport[1]} px ({viewport[0]})"
-                print(f"{'FAIL' if page_failures else 'ok  '} {where}: {summary}")
-                for note in notes:
-                    print(f"       note: {note}")
-                for failure in page_failures:
-                    print(f"       {failure}")
-                failures += [(where, f) for f in page_failures]
+                  f"requests outside the copy blocked; {len(drivers)} browsers")
+
+        results = [None] * len(jobs)
+        printed = 0
+        lock = threading.Condition()
+
+        def check(driver, index):
+            name, viewport = jobs[index]
+            try:
+                outcome = check_page(driver, args, open_dir, name, chapter_pages, shots_dir,
+                                     link_counts.get(name, 0), name in book, viewport, svgs)
+            except WebDriverException as error:
+                message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+                outcome = [f"the browser failed on this page: {message}"], [], "not checked"
+            with lock:
+                results[index] = outcome
+                lock.notify_all()
+
+        def work(number):
+            for index in range(number, len(jobs), len(drivers)):
+                check(drivers[number], index)
+
+        threads = [threading.Thread(target=work, args=(n,), daemon=True) for n in range(len(drivers))]
+        for thread in threads:
+            thread.start()
+        while printed < len(jobs):
+            with lock:
+                while results[printed] is None and any(t.is_alive() for t in threads):
+                    lock.wait(1.0)
+                if results[printed] is None:  # a worker thread died without a result
+                    results[printed] = (["no result: the browser's thread ended"], [], "not checked")
+            name, viewport = jobs[printed]
+            page_failures, notes, summary = results[printed]
+            where = f"{name} at {viewport[1]} px ({viewport[0]})"
+            print(f"{'FAIL' if page_failures else 'ok  '} {where}: {summary}", flush=True)
+            for note in notes:
+                print(f"       note: {note}")
+            for failure in page_failures:
+                print(f"       {failure}")
+            failures += [(where, f) for f in page_failures]
+            printed += 1
     finally:
-        if driver is not None:
+        for driver in drivers:
             driver.quit()
-        shutil.rmtree(profile_dir, ignore_errors=True)
         shutil.rmtree(work_dir, ignore_errors=True)
 
     elapsed = time.monotonic() - began
