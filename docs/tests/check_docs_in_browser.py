@@ -42,7 +42,8 @@ the copy: the math must typeset with the fonts the book ships. Each page is open
               apart from code; hints pages offer one collapsed tier at a time (tier 2 only once
               tier 1 is open); no raw TeX (d_k, \sqrt, $) in titles, captions, the sidebar or the
               window title; MathJax uses the TeX web fonts, never image fonts; the instructor
-              edition says on every page that it holds the solutions, the others never do.
+              edition says on every page that it holds the solutions and shows each chapter's reference
+              solution section; the others do neither.
 
 Code or output blocks that scroll sideways at 1280 px are reported as notes, not failures.
 One line per page says what was checked; the failures are listed again at the end, exit status 1.
@@ -317,6 +318,7 @@ document.querySelectorAll("div.scalebook-hints").forEach(function (box) {
 });
 var edition = document.getElementById("scalebook-edition");
 out.edition = edition && edition.getClientRects().length ? edition.innerText.trim() : "";
+out.solution = !!document.querySelector("div.contents [id$='_solution']");
 // Raw TeX (d_k, \sqrt, $) in titles, headings, captions, the sidebar and the window title.
 var places = document.querySelectorAll(".title, .caption, div.contents h1, div.contents h2, div.contents h3, div.toc a, #nav-tree .label, .scalebook-pager a, div.contents a.el, details.scalebook-phone-menu a");
 var rawTex = /(^|[^A-Za-z0-9_])[A-Za-z]_[A-Za-z0-9{]|\\[a-z]+|\$/;
@@ -578,6 +580,9 @@ def check_layout(layout, name, width, chapter_pages, svgs, args):
         failures.append("the instructor edition does not say on this page that it contains the solutions")
     if args.edition != "instructor" and layout["edition"]:
         failures.append(f"a {args.edition} edition page says {layout['edition']!r}")
+    if CHAPTER_PAGE.match(name) and layout["solution"] != (args.edition == "instructor"):
+        failures.append(f"the {args.edition} edition {'lacks' if args.edition == 'instructor' else 'shows'} "
+                        "the chapter's reference solution section")
     for raw in layout["rawTitles"][:3]:
         failures.append(f"raw TeX in a title, caption or the sidebar: {raw}")
     if layout["fontsInUse"] is not None and (layout["imageFonts"] or layout["fontsInUse"] != "TeX"):

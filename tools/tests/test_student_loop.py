@@ -112,6 +112,10 @@ def main() -> int:
             result = workbook(tree, *args)
             expect(result.returncode == 2 and said in result.stdout and "usage:" in result.stdout,
                    f"./workbook {' '.join(args)}: exit 2, says '{said}' and the usage")
+        usage = workbook(tree, "--help")
+        commands = ("setup", "check", "watch", "hint", "run", "progress", "grade", "release", "bench", "test")
+        expect(usage.returncode == 0 and all(f"  {c} " in usage.stdout or f"  {c}\n" in usage.stdout for c in commands),
+               "./workbook --help exits 0 and lists every command")
         hint = workbook(tree, "hint", "03.1", "--tier", "2")
         expect(hint.returncode == 0 and "Hint 2 of 3 for exercise 3.1" in hint.stdout, "hint 03.1 --tier 2")
 
@@ -123,6 +127,12 @@ def main() -> int:
             if earlier.name < CH3:
                 for source in earlier.glob("*.cpp"):
                     shutil.copy2(source, tree / "exercises" / earlier.name / source.name)
+        # ./workbook run on the student's code: chapter 1 solved prints exactly what the reference prints.
+        mine, theirs = workbook(tree, "run", "1"), workbook(tree, "run", "1", "--reference")
+        expect(mine.returncode == 0 and theirs.returncode == 0 and len(mine.stdout.splitlines()) > 20
+               and mine.stdout == theirs.stdout,
+               "run 1 on a solved chapter 1 prints the reference lesson's output, line for line")
+
         insert_first_statement(exercises / "ex3_softmax_rows.cpp", "Matrix softmax_rows(",
                                "{ volatile int* null = nullptr; *null = 1; }")
         insert_first_statement(exercises / "ex4_dot_product_variance.cpp", "double dot_product_variance(",
@@ -144,6 +154,10 @@ def main() -> int:
                is not None, "3.5 does not compile, with the compiler's first error in the student's file")
         expect("chapter 3  2/5" in out, "progress counts 2 of 5")
         expect(seconds < 120, f"check with a hang returned in {seconds:.0f} s")
+
+        lesson = workbook(tree, "run", "3")
+        expect(lesson.returncode == 1 and "exercise 3.5 does not compile" in lesson.stdout,
+               "run 3 with 3.5 broken names it instead of running the lesson")
 
         progress = workbook(tree, "--timeout", "2", "progress")
         expect("chapter 3  2/5" in progress.stdout and "next: exercise 3.3 — crashed" in progress.stdout,
