@@ -8,6 +8,8 @@
  *  - Figures open full size when tapped, and are named by their caption for screen readers.
  *  - A "Contents" button reaches the page's table of contents from anywhere on the page, and a
  *    "Chapters" menu lists the book's pages on a phone, where the sidebar is hidden.
+ *  - Long formulas break again at the new width when a phone turns or a window is resized
+ *    (MathJax 2 breaks them once, at the width of their box when it first typesets them).
  */
 (function () {
   "use strict";
@@ -144,10 +146,25 @@
     cell.appendChild(menu);
   }
 
+  // After a change of width (a phone turned, a window resized), typeset the math again so that
+  // MathJax breaks long formulas at their boxes' new width, once the resizing has settled.
+  function rebreakOnResize() {
+    var width = window.innerWidth, timer = null;
+    window.addEventListener("resize", function () {
+      if (window.innerWidth === width) return;
+      width = window.innerWidth;
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(["Rerender", MathJax.Hub]);
+      }, 250);
+    });
+  }
+
   document.title = plainTitle(document.title);
   $(function () {
     document.querySelectorAll(TITLED).forEach(markMath);
     document.querySelectorAll("div.fragment").forEach(dedent);
+    rebreakOnResize();
     figures();
     contentsButton();
     chaptersMenu();

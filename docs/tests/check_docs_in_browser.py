@@ -45,6 +45,10 @@ the copy: the math must typeset with the fonts the book ships. Each page is open
               edition says on every page that it holds the solutions and shows each chapter's reference
               solution section; the others do neither.
 
+  8. rotation  the chapter page with the most display formulas, typeset at 1280 px and then
+              narrowed to 390 px (a phone turned), has no more formulas wider than their box than
+              when opened at 390 px: the book breaks them again at the new width.
+
 Code or output blocks that scroll sideways at 1280 px are reported as notes, not failures.
 One line per page says what was checked; the failures are listed again at the end, exit status 1.
 Exit status 2: the book or the browser could not be used at all. Standard library + selenium only.
@@ -332,6 +336,14 @@ if (rawTex.test(document.title)) out.rawTitles.push("window title: " + document.
 var html = window.MathJax && MathJax.OutputJax && MathJax.OutputJax["HTML-CSS"];
 if (html) { out.fontsInUse = html.fontInUse || null; out.imageFonts = !!html.imgFonts; out.webFonts = !!html.webFonts; }
 return out;
+"""
+
+WIDE_FORMULAS_JS = r"""
+// Display formulas wider than their box (they scroll inside it), and how wide the page is.
+var wide = Array.prototype.filter.call(document.querySelectorAll(".MathJax_Display"), function (d) {
+  return d.scrollWidth > d.clientWidth + 1;
+}).length;
+return { wide: wide, pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) };
 """
 
 OPEN_FIRST_HINT_JS = r"""
@@ -817,6 +829,34 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
     return failures, notes, summary
 
 
+def check_rotation(driver, args, open_dir, name):
+    """A phone turned from landscape: the page typeset at 1280 px, then narrowed to 390 px, must
+    break its formulas as a page opened at 390 px does (docs/scalebook.js typesets them again)."""
+    def typeset_at(width, mobile):
+        set_viewport(driver, 844, width, mobile)
+        return driver.execute_async_script(WAIT_FOR_MATHJAX_JS, int(args.timeout * 1000)).get("ok")
+
+    driver.get((open_dir / name).as_uri())
+    if not typeset_at(390, True):
+        return [f"{name}: MathJax did not finish at 390 px"]
+    fresh = driver.execute_script(WIDE_FORMULAS_JS)
+    driver.get((open_dir / name).as_uri())
+    if not typeset_at(1280, False):
+        return [f"{name}: MathJax did not finish at 1280 px"]
+    set_viewport(driver, 844, 390, True)
+    driver.execute_script("window.dispatchEvent(new Event('resize'));")
+    time.sleep(0.6)  # the page waits for the resizing to settle (250 ms) before it typesets again
+    driver.execute_async_script(WAIT_FOR_MATHJAX_JS, int(args.timeout * 1000))
+    turned = driver.execute_script(WIDE_FORMULAS_JS)
+    failures = []
+    if turned["wide"] > fresh["wide"]:
+        failures.append(f"{name} turned from 1280 to 390 px: {turned['wide']} display formulas wider than "
+                        f"their box, {fresh['wide']} when opened at 390 px (formulas not broken again)")
+    if turned["pageWidth"] > 391:
+        failures.append(f"{name} turned from 1280 to 390 px is {turned['pageWidth']} px wide")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("html_dir", type=Path)
@@ -957,6 +997,18 @@ def main():
                 print(f"       {failure}")
             failures += [(where, f) for f in page_failures]
             printed += 1
+        # A phone turned: the chapter page with the most display formulas, at both widths.
+        if {"phone", "desktop"} <= {v[0] for v in viewports} and chapter_pages:
+            counts = {p: (open_dir / p).read_text(encoding="utf-8", errors="replace").count("\\[")
+                      for p in chapter_pages if CHAPTER_PAGE.match(p)}
+            page = max(counts, key=counts.get) if counts else None
+            if page:
+                turned = check_rotation(drivers[0], args, open_dir, page)
+                print(f"{'FAIL' if turned else 'ok  '} {page} turned from 1280 to 390 px breaks its "
+                      f"{counts[page]} display formulas again as when opened at 390 px")
+                for failure in turned:
+                    print(f"       {failure}")
+                failures += [("rotation", f) for f in turned]
     finally:
         for driver in drivers:
             driver.quit()
