@@ -41,10 +41,13 @@ if(KIND STREQUAL "lesson")
       if(CMAKE_MATCH_2 STREQUAL "exercises")
         set(read "${CMAKE_MATCH_3}/stubs/${CMAKE_MATCH_4}")
       endif()
+      # The caption may wrap after a slash, never inside a folder's or file's name.
+      string(REPLACE "/" "/</span><wbr><span>" caption "${shown}")
+      set(caption "<span>${caption}</span>")
       # \skip leaves the file at the `namespace scalebook::chNN {` line (the first line naming the
       # namespace in every stub and solution); \until shows it through the closing
       # `}  // namespace scalebook::chNN` (an anonymous namespace closes with `// namespace` alone).
-      string(APPEND out "${open_tag}<div class=\"scalebook-file\"><div class=\"scalebook-file-name\">${shown}</div>${close_tag}\n"
+      string(APPEND out "${open_tag}<div class=\"scalebook-file\"><div class=\"scalebook-file-name\">${caption}</div>${close_tag}\n"
                         "\\dontinclude ${read}\n\\skip namespace scalebook\n\\until // namespace scalebook\n"
                         "${open_tag}</div>${close_tag}\n")
     else()

@@ -28,10 +28,10 @@ def expect(condition: bool, what: str) -> None:
 
 def shown_file(page: Path, name: str) -> str:
     """The code the book page shows under the caption NAME (docs/prepare_page.cmake), as text."""
-    text = page.read_text()
-    block = re.search(r'<div class="scalebook-file-name">' + re.escape(name) + r'</div>(.*?)<!-- fragment -->',
-                      text, re.S)
-    return html.unescape(re.sub(r"<[^>]+>", "", block.group(1))) if block else ""
+    def text(markup: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", markup))
+    blocks = re.findall(r'<div class="scalebook-file-name">(.*?)</div>(.*?)<!-- fragment -->', page.read_text(), re.S)
+    return next((text(code) for caption, code in blocks if text(caption) == name), "")
 
 
 def main() -> int:
