@@ -325,7 +325,7 @@ function(scalebook_add_chapter)
       # made by the reference when the edition was released (docs/prebuilt/NAME).
       set(prebuilt "${PROJECT_SOURCE_DIR}/docs/prebuilt/${ARG_NAME}")
       set(figure_commands)
-      file(GLOB prebuilt_files "${prebuilt}/*")
+      file(GLOB prebuilt_files LIST_DIRECTORIES false "${prebuilt}/*")
       add_custom_command(OUTPUT ${outputs}
                          COMMAND "${CMAKE_COMMAND}" -E copy ${prebuilt_files} "${out_dir}"
                          DEPENDS ${prebuilt_files}
@@ -342,6 +342,24 @@ function(scalebook_add_chapter)
       COMMENT "Running the ${ARG_NAME} lesson and drawing its figures"
       VERBATIM)
     endif()
+    # The exercise stubs the page shows (docs/prepare_page.cmake reads NAME/stubs/FILE): a copy of
+    # the stubs as shipped, never exercises/ itself, which in a student's tree is their own work in
+    # progress. Here exercises/ is pristine; the student edition ships its copy as released
+    # (tools/release.py: docs/prebuilt/NAME/stubs). Editing an exercise so never rebuilds the book.
+    set(stubs_dir "${out_dir}/stubs")
+    list(TRANSFORM ARG_SOURCES PREPEND "${stubs_dir}/" OUTPUT_VARIABLE stub_copies)
+    if(SCALEBOOK_STUDENT_EDITION)
+      list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/docs/prebuilt/${ARG_NAME}/stubs/"
+           OUTPUT_VARIABLE shipped_stubs)
+    else()
+      set(shipped_stubs ${stub_sources})
+    endif()
+    add_custom_command(OUTPUT ${stub_copies}
+                       COMMAND "${CMAKE_COMMAND}" -E make_directory "${stubs_dir}"
+                       COMMAND "${CMAKE_COMMAND}" -E copy ${shipped_stubs} "${stubs_dir}"
+                       DEPENDS ${shipped_stubs}
+                       COMMENT "The ${ARG_NAME} exercise stubs the book shows, as shipped" VERBATIM)
+    list(APPEND outputs ${stub_copies})
     add_custom_target(${ch}_docs_assets DEPENDS ${outputs})
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_TARGETS ${ch}_docs_assets)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_FILES ${outputs})
@@ -353,5 +371,5 @@ function(scalebook_add_chapter)
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_CHAPTER_PAGES "${ch}|${chapter_dir}")
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_INPUTS "${chapter_dir}/${ARG_CONTRACT}")
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_SOURCES
-               ${stub_sources} ${reference_sources} "${chapter_dir}/${ARG_LESSON}")
+               ${reference_sources} "${chapter_dir}/${ARG_LESSON}")
 endfunction()

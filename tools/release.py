@@ -5,8 +5,10 @@ The edition is what a graded course hands out: every chapter's page, contract, c
 exercise stubs, the library and the workbook command, but no solutions/, no bug zoo (its mutants
 are lines of the solutions), no instructor-only sections of the pages, and none of the
 maintainers' tests. The book's lesson output and figures were made by the reference at release
-time and ship in docs/prebuilt/. DIR gets its own git history (one commit). Submissions made from
-the edition are graded by this tree: `./workbook grade` takes their exercises/ folders.
+time and ship in docs/prebuilt/, with a copy of the exercise stubs as released
+(docs/prebuilt/CHAPTER/stubs): the book shows those, whatever the student's exercises/ hold. DIR
+gets its own git history (one commit). Submissions made from the edition are graded by this tree:
+`./workbook grade` takes their exercises/ folders.
 """
 from __future__ import annotations
 
@@ -70,6 +72,11 @@ def main() -> int:
         for path in sorted(generated.iterdir()):
             if path.suffix in (".out", ".svg"):
                 shutil.copy2(path, prebuilt / path.name)
+        # The book shows the exercise stubs as released, not the student's work in progress.
+        stubs = prebuilt / "stubs"
+        stubs.mkdir()
+        for source in chapter.sources:
+            shutil.copy2(target / "exercises" / chapter.folder / source, stubs / source)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip() or "unknown"
     (target / "EDITION").write_text(f"scalebook, student edition, released from {commit}\n")

@@ -39,11 +39,13 @@ the copy: the math must typeset with the fonts the book ships. Each page is open
               table of contents is shown and, where it scrolls away, a "Contents" button leads
               back; on a phone the Chapters menu lists every book page; book pages end with
               previous/next links; chapter pages label their lesson output "Output" and set it
-              apart from code; hints pages offer one collapsed tier at a time (tier 2 only once
-              tier 1 is open); no raw TeX (d_k, \sqrt, $) in titles, captions, the sidebar or the
-              window title; MathJax uses the TeX web fonts, never image fonts; the instructor
-              edition says on every page that it holds the solutions and shows each chapter's reference
-              solution section; the others do neither.
+              apart from code, and show each exercise file (solution, in the instructor edition)
+              once under a caption naming it, from its namespace on, with no file header; hints
+              pages offer one collapsed tier at a time (tier 2 only once tier 1 is open); no raw
+              TeX (d_k, \sqrt, $) in titles, captions, the sidebar or the window title; MathJax
+              uses the TeX web fonts, never image fonts; the instructor edition says on every page
+              that it holds the solutions and shows each chapter's reference solution section; the
+              others do neither.
 
   8. rotation  the chapter page with the most display formulas, typeset at 1280 px and then
               narrowed to 390 px (a phone turned), has no more formulas wider than their box than
@@ -244,7 +246,8 @@ LAYOUT_JS = r"""
 // The page at the current width: what sticks out, what is cut, what a reader cannot reach.
 var out = { viewport: window.innerWidth, pageWidth: 0, wide: [], clippedMath: [], clippedCode: [],
             figures: [], toc: null, tocButton: false, phoneMenu: [], pager: 0, outputs: [],
-            hints: [], edition: "", rawTitles: [], fontsInUse: null, imageFonts: null, webFonts: null };
+            hints: [], edition: "", rawTitles: [], fontsInUse: null, imageFonts: null, webFonts: null,
+            files: [], headers: [] };
 var doc = document.getElementById("doc-content");
 out.pageWidth = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
 var docOverflow = doc ? doc.scrollWidth - doc.clientWidth : 0;
@@ -319,6 +322,20 @@ document.querySelectorAll("div.scalebook-hints").forEach(function (box) {
   out.hints.push({ tiers: tiers.length,
                    open: Array.prototype.filter.call(tiers, function (t) { return t.open; }).length,
                    shown: Array.prototype.filter.call(tiers, function (t) { return t.getClientRects().length > 0; }).length });
+});
+// Exercise files and solutions (.scalebook-file): the caption naming the file, the code under it;
+// and any file header (its first lines "// Exercise 3.1 — ..." or "// Reference for exercise 3.1
+// ...", then "// Chapter 3: ...") shown on the page.
+document.querySelectorAll(".scalebook-file").forEach(function (b) {
+  var caption = b.querySelector(".scalebook-file-name");
+  var code = b.querySelector("div.fragment");
+  out.files.push({ name: caption ? caption.innerText.trim() : "",
+                   shown: !!caption && caption.getClientRects().length > 0,
+                   code: code ? code.innerText : "" });
+});
+document.querySelectorAll("div.fragment").forEach(function (f) {
+  var header = (f.innerText || "").match(/^\/\/ (Exercise|Reference for exercise) [0-9]+\.[0-9]+.*\n\/\/ Chapter [0-9]+:/m);
+  if (header) out.headers.push(header[0].slice(0, 60));
 });
 var edition = document.getElementById("scalebook-edition");
 out.edition = edition && edition.getClientRects().length ? edition.innerText.trim() : "";
@@ -580,6 +597,8 @@ def check_layout(layout, name, width, chapter_pages, svgs, args):
             if layout["codeBackground"] and block["background"] == layout["codeBackground"]:
                 failures.append("lesson output looks exactly like code (same background)")
                 break
+    if CHAPTER_PAGE.match(name):
+        failures += check_exercise_files(layout, args)
     if name.endswith("_hints.html"):
         if not layout["hints"]:
             failures.append("a hints page without collapsed hint tiers (div.scalebook-hints)")
@@ -600,6 +619,33 @@ def check_layout(layout, name, width, chapter_pages, svgs, args):
     if layout["fontsInUse"] is not None and (layout["imageFonts"] or layout["fontsInUse"] != "TeX"):
         failures.append(f"MathJax set the math in {layout['fontsInUse']!r} (image fonts: {layout['imageFonts']}), "
                         "not in the TeX web fonts shipped with the book")
+    return failures
+
+
+def check_exercise_files(layout, args):
+    """A chapter page shows each exercise file (and, in the instructor edition, each solution) once,
+    captioned with its path, from its namespace on: no file header, neither in those blocks nor
+    anywhere else on the page."""
+    failures = []
+    names = [block["name"] for block in layout["files"]]
+    if not any(n.startswith("exercises/") for n in names):
+        failures.append("a chapter page without its exercise files (.scalebook-file captioned exercises/...)")
+    for n in sorted({n for n in names if names.count(n) > 1}):
+        failures.append(f"{n} is shown {names.count(n)} times")
+    solutions = [n for n in names if n.startswith("solutions/")]
+    if args.edition == "instructor" and not solutions:
+        failures.append("the instructor edition's chapter page shows no solution file")
+    if args.edition != "instructor" and solutions:
+        failures.append(f"a {args.edition} edition page shows the solution {solutions[0]}")
+    for block in layout["files"]:
+        if not block["shown"] or not re.fullmatch(r"(exercises|solutions)/[^/]+/[^/]+\.cpp", block["name"]):
+            failures.append(f"an exercise file's caption is missing or hidden (caption {block['name']!r})")
+        if not block["code"].lstrip().startswith("namespace scalebook") or "#include" in block["code"]:
+            failures.append(f"{block['name']}: its code does not start at its namespace (a file header, or "
+                            f"nothing, is shown): {block['code'][:80]!r}")
+    if len(layout["headers"]) > 0:
+        failures.append(f"{len(layout['headers'])} exercise file header(s) on the page, first: "
+                        f"{layout['headers'][0].splitlines()[0]!r}")
     return failures
 
 

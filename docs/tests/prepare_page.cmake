@@ -54,11 +54,23 @@ expect("${hints}" "Hint 1 of 1</summary>" "a section with one tier")
 expect("${hints}" "Intro with \\[brackets\\]; and a semicolon\\." "text outside the sections unchanged")
 expect("${hints}" "<div class=\"scalebook-pager\">@ref ch09</div>\n$" "the previous/next links at the end")
 
-# Lessons: only output snippets (of lesson.out) are wrapped, code snippets are not.
+# Lessons: only output snippets (of lesson.out) are wrapped, code snippets are not; each exercise
+# file and solution becomes one captioned block of its code from the namespace on, the stubs read
+# from the shipped copy (09-x/stubs/) rather than from exercises/; the caption may wrap after a
+# slash only; other includes are left alone.
 file(WRITE "${WORK}/lesson.md" [=[
 \snippet chapters/09-x/lesson.cpp code-label
 \snippet 09-x/lesson.out out-label
 @snippet 09-x/lesson.out other
+
+\include exercises/09-x/ex1_first.cpp
+
+\include exercises/09-x/ex2_second.cpp
+
+\if instructor
+\include solutions/09-x/ex1_first.cpp
+\endif
+\include chapters/09-x/lesson.cpp
 ]=])
 execute_process(COMMAND "${CMAKE_COMMAND}" -D "IN=${WORK}/lesson.md" -D "OUT=${WORK}/lesson.out.md" -D KIND=lesson
                         -P "${PREPARE}" RESULT_VARIABLE result)
@@ -68,4 +80,19 @@ endif()
 file(READ "${WORK}/lesson.out.md" lesson)
 count("${lesson}" "<div class=\"scalebook-output\">" 2 "each output snippet labelled")
 expect("${lesson}" "^\\\\snippet chapters/09-x/lesson.cpp code-label\n<div" "a code snippet left alone")
-message(STATUS "prepare_page: hint tiers collapsed one per tier, output snippets labelled, pager appended")
+count("${lesson}" "<div class=\"scalebook-file\">" 3 "one block per exercise file or solution")
+count("${lesson}" "[\\@]include " 1 "no exercise file or solution included whole")
+set(caption "\\\\htmlonly\\[block\\]<div class=\"scalebook-file\"><div class=\"scalebook-file-name\">")
+set(stub1 "<span>exercises/</span><wbr><span>09-x/</span><wbr><span>ex1_first\\.cpp</span>")
+count("${lesson}" "${stub1}" 1 "the stub's file named once, in its caption")
+set(stub2 "<span>exercises/</span><wbr><span>09-x/</span><wbr><span>ex2_second\\.cpp</span>")
+set(solution1 "<span>solutions/</span><wbr><span>09-x/</span><wbr><span>ex1_first\\.cpp</span>")
+set(code "\n\\\\skip namespace scalebook\n\\\\until // namespace scalebook\n\\\\htmlonly\\[block\\]</div>\\\\endhtmlonly\n")
+expect("${lesson}" "${caption}${stub1}</div>\\\\endhtmlonly\n\\\\dontinclude 09-x/stubs/ex1_first\\.cpp${code}"
+       "a stub captioned with its path, its code from the namespace on read from the stubs as shipped")
+expect("${lesson}" "${caption}${stub2}</div>\\\\endhtmlonly\n\\\\dontinclude 09-x/stubs/ex2_second\\.cpp${code}"
+       "every stub in its own block")
+expect("${lesson}" "\\\\if instructor\n${caption}${solution1}</div>\\\\endhtmlonly\n\\\\dontinclude solutions/09-x/ex1_first\\.cpp${code}\\\\endif\n"
+       "a solution captioned with its path, read where it is, inside the instructor section")
+expect("${lesson}" "\n\\\\include chapters/09-x/lesson\\.cpp\n" "an include of another file left alone")
+message(STATUS "prepare_page: hint tiers collapsed one per tier, output snippets labelled, exercise files captioned, pager appended")

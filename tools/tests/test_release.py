@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The student edition end to end: `./workbook release` writes it; a clean clone of it has no
 solutions, no bug zoo and no instructor sections; `./workbook` starts there (book included) and
-`run --reference` says the reference is not part of it; a submission made from it, with 3.1 solved,
-is graded by this tree with exactly 3.1's points."""
+`run --reference` says the reference is not part of it; its book shows the exercise stubs as
+shipped, not the student's edits; a submission made from it, with 3.1 solved, is graded by this
+tree with exactly 3.1's points."""
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +24,14 @@ def expect(condition: bool, what: str) -> None:
     print(("ok   " if condition else "FAIL ") + what, flush=True)
     if not condition:
         failures.append(what)
+
+
+def shown_file(page: Path, name: str) -> str:
+    """The code the book page shows under the caption NAME (docs/prepare_page.cmake), as text."""
+    def text(markup: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", markup))
+    blocks = re.findall(r'<div class="scalebook-file-name">(.*?)</div>(.*?)<!-- fragment -->', page.read_text(), re.S)
+    return next((text(code) for caption, code in blocks if text(caption) == name), "")
 
 
 def main() -> int:
@@ -54,6 +65,22 @@ def main() -> int:
         check = subprocess.run([str(clone / "workbook"), "check", "3"], cwd=clone, capture_output=True,
                                text=True, env=env)
         expect("✓ 3.1" in check.stdout, f"in the edition, a solved 3.1 passes its checks {check.stdout[-600:]}{check.stderr[-600:]}")
+
+        # The book shows the stubs as shipped: with 3.1 solved and marked, the book is built again
+        # (its chapter 3 page touched, so Doxygen does run) and still shows 3.1's stub.
+        solved = clone / "exercises" / "03-attention-scaling" / "ex1_dot_scores.cpp"
+        marker = "the student's own line, which the book does not show"
+        solved.write_text(solved.read_text().replace("namespace scalebook::ch03 {\n",
+                                                     f"namespace scalebook::ch03 {{\n// {marker}\n", 1))
+        os.utime(clone / "chapters" / "03-attention-scaling" / "lesson.md")
+        rebuilt = subprocess.run([str(clone / "workbook")], cwd=clone, capture_output=True, text=True, env=env)
+        page = clone / "build" / "student" / "docs" / "html" / "ch03.html"
+        stub = shown_file(page, "exercises/03-attention-scaling/ex1_dot_scores.cpp")
+        expect(rebuilt.returncode == 0 and page.stat().st_mtime > solved.stat().st_mtime,
+               f"./workbook builds the book again after an edit {rebuilt.stdout[-300:]}{rebuilt.stderr[-300:]}")
+        expect('not_implemented("3.1", "dot_scores")' in stub and marker not in stub
+               and "require_queries_keys" not in stub,
+               f"the edition's book shows 3.1's stub as shipped, not the student's code: {stub!r}")
         submission = base / "alice"
         shutil.copytree(clone, submission, ignore=shutil.ignore_patterns("build", ".git"))
         grades = base / "grades"
