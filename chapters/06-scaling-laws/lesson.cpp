@@ -43,13 +43,13 @@ struct Task {
   Vector w2;  // (16)
 };
 
-Task make_teacher(Rng& rng) {
+Task make_teacher(scalebook::Rng& rng) {
   Task t{scalebook::normal_matrix(kInputs, kTeacherWidth, rng) / std::sqrt(double(kInputs)),
          scalebook::normal_matrix(kTeacherWidth, 1, rng).col(0) / 2.0};
   return t;
 }
 
-void draw(const Task& t, Index n, Rng& rng, Matrix& x, Vector& y) {
+void draw(const Task& t, Index n, scalebook::Rng& rng, Matrix& x, Vector& y) {
   x = scalebook::normal_matrix(n, kInputs, rng);
   const Matrix h = (x * t.w1).array().tanh().matrix();
   y = h * t.w2;
