@@ -18,6 +18,7 @@
 /// \brief Chapter 1's exercise contract: standardisation fitted on training rows, applied to
 /// any rows, without leakage; and two measurements of why it matters (gradient descent, kNN).
 
+/// \brief Chapter 1's exercises: the functions and types of feature_scaling.hpp.
 namespace scalebook::ch01 {
 
 /// Per-feature statistics of the training rows: a row x becomes (x - mean) / scale.

@@ -31,6 +31,7 @@ using scalebook::Vector;
 
 namespace {
 
+//! [fold-data]
 // One fold's rows, standardised with its training part's statistics (chapter 1).
 struct FoldData {
   Matrix x_train, x_val;
@@ -42,6 +43,7 @@ FoldData fold_data(const Dataset& data, const ch02::Fold& fold) {
   const scalebook::Standardizer s = scalebook::fit_standardizer(train.x);
   return {scalebook::standardize(train.x, s), scalebook::standardize(val.x, s), train.y, val.y};
 }
+//! [fold-data]
 
 //! [by-hand]
 // A Dense(h)-Dense(1) network trained with the chapter's own functions:

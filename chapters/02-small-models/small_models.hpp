@@ -20,6 +20,7 @@
 /// K-fold splits, and the smoothed validation curve with its best epoch — the pieces of the
 /// trainer in scalebook/mlp.hpp.
 
+/// \brief Chapter 2's exercises: the functions and types of small_models.hpp.
 namespace scalebook::ch02 {
 
 /// \brief Exercise 2.1: a Dense layer, \f$y = xw + b\f$, followed by ReLU

@@ -21,6 +21,7 @@
 ///   "dot_scores: q is empty (0, 3)". lib's require_* helpers (scalebook/core.hpp) write messages
 ///   that way; an error from Eigen's own assertions does not count as the function's check.
 
+/// \brief Chapter 3's exercises: the functions and types of attention_scaling.hpp.
 namespace scalebook::ch03 {
 
 /// \brief Exercise 3.1: every query's dot product with every key, \f$S = QK^\top\f$.

@@ -81,15 +81,14 @@ double softmax_jacobian_norm(const Matrix& weights, Index row) {
   }
   return std::sqrt(sum_of_squares);
 }
-//! [jacobian]
 
+// The mean of softmax_jacobian_norm over the rows of a matrix of weights.
 double mean_jacobian_norm(const Matrix& weights) {
   double sum = 0.0;
   for (Index i = 0; i < weights.rows(); ++i) sum += softmax_jacobian_norm(weights, i);
   return sum / static_cast<double>(weights.rows());
 }
-
-double mean_max_weight(const Matrix& weights) { return weights.rowwise().maxCoeff().mean(); }
+//! [jacobian]
 
 //! [variance-experiment]
 // Exercise 3.4 for each d_k: the variance of q·k, without and with scaling.
@@ -110,6 +109,10 @@ std::vector<VarianceRow> variance_experiment(int samples) {
 //! [variance-experiment]
 
 //! [concentration-experiment]
+// The largest weight of each row, averaged over the rows: 1 / m when the
+// weights are uniform, 1 when every row puts all its weight on one key.
+double mean_max_weight(const Matrix& weights) { return weights.rowwise().maxCoeff().mean(); }
+
 // Random queries and keys (n = m = 16, iid N(0, 1) components): how spread
 // out is each row of weights, without (index 0) and with (index 1) scaling?
 struct ConcentrationRow {

@@ -21,6 +21,7 @@
 ///   helpers (scalebook/core.hpp) write messages that way; an error from Eigen's own assertions
 ///   does not count as the function's check.
 
+/// \brief Chapter 4's exercises: the functions and types of causal_masking.hpp.
 namespace scalebook::ch04 {
 
 /// \brief Where query i sits among the keys when n_q and n_k differ: TopLeft (query i is

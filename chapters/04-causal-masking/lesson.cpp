@@ -55,10 +55,12 @@ double largest_difference(const Matrix& a, const Matrix& b) { return (a - b).cwi
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
 
+//! [code-scores]
 // Q Kᵀ / sqrt(d_k), as chapter 3 taught.
 Matrix scaled_scores(const Matrix& q, const Matrix& k) {
   return q * k.transpose() / std::sqrt(static_cast<double>(q.cols()));
 }
+//! [code-scores]
 
 //! [code-sentinel]
 // The mistake, written out: a finite stand-in for −∞ on the masked entries.

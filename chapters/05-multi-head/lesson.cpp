@@ -67,7 +67,7 @@ Matrix head_weights(const Matrix& query, const Matrix& key, const MultiHeadParam
 // layer's first call, sized from the width of whatever it is given (glorot-uniform, zero bias).
 struct Dense {
   Index units;
-  Rng* rng;
+  scalebook::Rng* rng;
   Matrix kernel;  // (in, units); empty until the first call, unless given (fixed weights)
   RowVector bias;
   Matrix operator()(const Matrix& x) {
@@ -100,7 +100,7 @@ struct Listing {
       key = key_dense[i](key);
       value = value_dense[i](value);
       Matrix scores = matmul_transposed(target, source);  // np.einsum("btd,bsd->bts", target, source)
-      scores = softmax_rows(scores / std::sqrt(static_cast<double>(head_dim)));
+      scores = scalebook::softmax_rows(scores / std::sqrt(static_cast<double>(head_dim)));
       Matrix head_output = matmul(scores, source);        // np.einsum("bts,bsd->btd", scores, source)
       head_outputs.push_back(head_output);
     }

@@ -38,6 +38,7 @@
 /// \file
 /// \brief Chapter 5's exercise contract: projections, heads, concatenation, multi-head attention.
 
+/// \brief Chapter 5's exercises: the functions and types of multi_head.hpp.
 namespace scalebook::ch05 {
 
 /// \brief Where query i sits among the keys when n_q and n_k differ (chapter 4).

@@ -43,13 +43,13 @@ struct Task {
   Vector w2;  // (16)
 };
 
-Task make_teacher(Rng& rng) {
+Task make_teacher(scalebook::Rng& rng) {
   Task t{scalebook::normal_matrix(kInputs, kTeacherWidth, rng) / std::sqrt(double(kInputs)),
          scalebook::normal_matrix(kTeacherWidth, 1, rng).col(0) / 2.0};
   return t;
 }
 
-void draw(const Task& t, Index n, Rng& rng, Matrix& x, Vector& y) {
+void draw(const Task& t, Index n, scalebook::Rng& rng, Matrix& x, Vector& y) {
   x = scalebook::normal_matrix(n, kInputs, rng);
   const Matrix h = (x * t.w1).array().tanh().matrix();
   y = h * t.w2;
@@ -57,6 +57,7 @@ void draw(const Task& t, Index n, Rng& rng, Matrix& x, Vector& y) {
 }
 //! [teacher]
 
+//! [student]
 // The validation MSE of a one-hidden-layer ReLU network of the given width trained on the first
 // n rows for about `steps` batches of 32: the lowest over the epochs (early stopping).
 double validation_loss(const Matrix& x, const Vector& y, Index n, const Matrix& xv, const Vector& yv,
@@ -70,12 +71,16 @@ double validation_loss(const Matrix& x, const Vector& y, Index n, const Matrix& 
   const scalebook::History h = scalebook::train_mlp(x.topRows(n), y.head(n), xv, yv, config);
   return *std::min_element(h.val_loss.begin(), h.val_loss.end());
 }
+//! [student]
 
+//! [labels]
+// A data set's targets (doubles 0, 1, ..., 9) as the class labels the classifier takes.
 std::vector<int> labels_of(const Vector& y) {
   std::vector<int> out;
   for (Index i = 0; i < y.size(); ++i) out.push_back(static_cast<int>(y(i)));
   return out;
 }
+//! [labels]
 
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());

@@ -23,6 +23,7 @@
 /// parameters and data; shuffled training labels and the accuracies that tell memorisation from
 /// generalisation.
 
+/// \brief Chapter 6's exercises: the functions and types of scaling_laws.hpp.
 namespace scalebook::ch06 {
 
 /// Sizes or losses, one per run (sizes[i] and losses[i] describe run i).

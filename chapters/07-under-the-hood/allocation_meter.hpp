@@ -9,6 +9,9 @@
 //   scalebook::AllocationMeter meter;       // starts counting
 //   run_something();
 //   const auto reading = meter.stop();      // peak live bytes above the start, largest block, count
+/// \file
+/// \brief Measures the heap memory a piece of code allocates (AllocationMeter), by replacing malloc:
+/// include it in exactly one source file of a program.
 #pragma once
 
 #include <malloc.h>
@@ -17,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 
+//! \cond allocation_meter_internals
 namespace scalebook::allocation_meter_detail {
 
 inline std::atomic<bool> active{false};
@@ -40,6 +44,7 @@ inline void on_free(std::size_t bytes) {
 }
 
 }  // namespace scalebook::allocation_meter_detail
+//! \endcond
 
 namespace scalebook {
 
@@ -53,6 +58,7 @@ struct AllocationReading {
 /// Counts heap allocations from its construction to stop(). One at a time.
 class AllocationMeter {
  public:
+  /// Starts counting: from here, every allocation and free is recorded.
   AllocationMeter() {
     namespace d = allocation_meter_detail;
     d::live = 0;
@@ -61,18 +67,21 @@ class AllocationMeter {
     d::allocations = 0;
     d::active = true;
   }
+  /// Stops counting and returns what was seen since the construction.
   AllocationReading stop() {
     namespace d = allocation_meter_detail;
     d::active = false;
     return {d::peak.load(), d::largest.load(), d::allocations.load()};
   }
+  /// Stops counting, if stop() has not.
   ~AllocationMeter() { allocation_meter_detail::active = false; }
-  AllocationMeter(const AllocationMeter&) = delete;
-  AllocationMeter& operator=(const AllocationMeter&) = delete;
+  AllocationMeter(const AllocationMeter&) = delete;             ///< one meter, one count
+  AllocationMeter& operator=(const AllocationMeter&) = delete;  ///< one meter, one count
 };
 
 }  // namespace scalebook
 
+//! \cond allocation_meter_internals
 #if defined(__SANITIZE_ADDRESS__)
 // The sanitizer runtime's allocator interface, declared here: GCC 12 on Debian ships the runtime
 // but not <sanitizer/allocator_interface.h> (only clang's packages do).
@@ -143,3 +152,4 @@ int posix_memalign(void** out, std::size_t alignment, std::size_t bytes) noexcep
 }  // extern "C"
 
 #endif
+//! \endcond

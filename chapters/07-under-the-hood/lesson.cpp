@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
       }
       {
         //! [code-meter]
-        AllocationMeter meter;  // counts every malloc from here...
+        scalebook::AllocationMeter meter;  // counts every malloc from here...
         const TiledResult out = tiled_attention(q, k, v, 128, 128, Masking::CausalTopLeft);
         tiled_reading = meter.stop();  // ...to here
         //! [code-meter]

@@ -23,6 +23,7 @@
 /// \brief Chapter 7's exercise contract: FLOPs and memory of attention, online softmax, tiled
 /// (FlashAttention-style) exact attention.
 
+/// \brief Chapter 7's exercises: the functions and types of under_the_hood.hpp.
 namespace scalebook::ch07 {
 
 /// A FLOP or byte count: exact for every size a machine can hold.

@@ -1,5 +1,8 @@
 // scalebook/alignment.hpp — where query i sits among the keys when there are fewer or more queries
 // than keys. A type, not an answer: chapter 4's exercises use it, and so do later chapters.
+/// \file
+/// \brief Where query i sits among the keys when there are fewer or more queries than keys
+/// (chapter 4).
 #pragma once
 
 namespace scalebook {

@@ -4,6 +4,9 @@
 //
 // Include this header before any Eigen header: it turns Eigen's internal assertions into a
 // scalebook::ShapeError instead of an abort, so a slip with shapes never kills the process.
+/// \file
+/// \brief What every chapter builds on: Eigen aliases, the workbook's errors, shape and value
+/// checks, and the error an exercise stub throws.
 #pragma once
 
 #include <cstdint>
@@ -25,13 +28,16 @@ namespace scalebook::detail {
 
 #include <Eigen/Core>
 
+/// \brief lib: what the chapters share (scalebook/*.hpp) — data sets, random numbers, a small-MLP
+/// trainer, matrix products, and lib's copies of what earlier chapters teach, for the chapters
+/// after them.
 namespace scalebook {
 
-using Index = Eigen::Index;
-using Matrix = Eigen::MatrixXd;                                   // column-major doubles
-using Vector = Eigen::VectorXd;                                   // a column of doubles
-using RowVector = Eigen::RowVectorXd;                             // a row of doubles
-using BoolMatrix = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic>;
+using Index = Eigen::Index;                                       ///< sizes and positions (signed)
+using Matrix = Eigen::MatrixXd;                                   ///< column-major doubles
+using Vector = Eigen::VectorXd;                                   ///< a column of doubles
+using RowVector = Eigen::RowVectorXd;                             ///< a row of doubles
+using BoolMatrix = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic>;  ///< e.g. a mask
 
 /// Base of every error the workbook throws on a user's mistake.
 class Error : public std::runtime_error {
@@ -54,7 +60,9 @@ class ValueError : public Error {
 /// Thrown by an exercise stub: names the exercise and the command that shows its hint.
 class NotImplemented : public Error {
  public:
+  /// "exercise 3.1 (dot_scores) is not implemented yet; stuck? run ./workbook hint 3.1".
   NotImplemented(std::string exercise_id, std::string function);
+  /// The exercise's number, e.g. "3.1".
   const std::string& exercise_id() const noexcept { return exercise_id_; }
 
  private:

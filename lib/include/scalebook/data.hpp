@@ -5,6 +5,9 @@
 //   const scalebook::Dataset boston = scalebook::load_boston();  // 506 rows, 12 features
 //   const scalebook::Dataset wine = scalebook::load_wine();      // 178 rows, 13 features, 3 classes
 //   const scalebook::Dataset digits = scalebook::load_digits();  // 1797 images of 8 x 8, 10 classes
+/// \file
+/// \brief The real data sets the chapters use, read from the repository's data/ folder, and the
+/// CSV reader behind them.
 #pragma once
 
 #include <cstdint>
@@ -56,8 +59,11 @@ Dataset load_boston();
 /// The book's split of Boston housing, as DLwP uses it (Keras's 404 training and 102 test rows):
 /// the first 404 rows of shuffled_indices(506, 113) train, the other 102 are the test set.
 struct BostonSplit {
-  Dataset train, test;
+  Dataset train;  ///< 404 rows
+  Dataset test;   ///< 102 rows
 };
+/// Boston housing, split as the book splits it (BostonSplit).
+/// \throws DataError if data/boston_house_prices.csv is missing or malformed.
 BostonSplit load_boston_split();
 
 /// Wine recognition (Forina et al., UCI): 178 rows, 13 chemical measurements, classes 0, 1, 2.

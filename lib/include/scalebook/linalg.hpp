@@ -3,6 +3,8 @@
 // Eigen's `a * b` instantiates its whole blocked matrix-product machinery in every file that uses
 // it: about 2 s of compile time per file on a 2-core machine. These functions give the same
 // results with that cost paid once, so an exercise file that uses them recompiles quickly.
+/// \file
+/// \brief Matrix products compiled once, in lib/.
 #pragma once
 
 #if defined(SCALEBOOK_EXERCISE_CHAPTER) && SCALEBOOK_EXERCISE_CHAPTER == 3

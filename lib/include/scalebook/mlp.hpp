@@ -10,6 +10,9 @@
 // Same seed, same bits: every random draw comes from one scalebook::Rng(seed), in a documented
 // order (see train_mlp), and every sum is taken in a fixed order. The bits may differ between
 // machines whose vector units differ (with or without fused multiply-add), never between runs.
+/// \file
+/// \brief lib's small-MLP trainer (chapters 1, 2 and 6), and its copies of the pieces chapter 2
+/// teaches.
 #pragma once
 
 #if defined(SCALEBOOK_EXERCISE_CHAPTER) && SCALEBOOK_EXERCISE_CHAPTER <= 2
@@ -26,12 +29,12 @@ namespace scalebook {
 /// What train_mlp builds and how it trains it. Defaults: DLwP's Boston model.
 struct MlpConfig {
   std::vector<Index> hidden{64, 64};  ///< widths of the ReLU layers; the output is one linear unit
-  int epochs = 100;
-  Index batch_size = 16;
+  int epochs = 100;              ///< passes over the training rows
+  Index batch_size = 16;         ///< rows per RMSprop step; the last batch of an epoch may be smaller
   double learning_rate = 1e-3;  ///< RMSprop, Keras's defaults
-  double rho = 0.9;
-  double epsilon = 1e-7;
-  std::uint64_t seed = 1;
+  double rho = 0.9;              ///< RMSprop's decay of the mean squared gradient
+  double epsilon = 1e-7;         ///< RMSprop's guard against dividing by zero
+  std::uint64_t seed = 1;        ///< of the one Rng every random draw comes from
 };
 
 /// One entry per epoch. loss and mae are averaged over the epoch's batches as they were trained
@@ -39,7 +42,10 @@ struct MlpConfig {
 /// rows after the epoch (empty when there are none); final_train_* on the training rows after
 /// training, measured like the validation error.
 struct History {
-  std::vector<double> loss, mae, val_loss, val_mae;
+  std::vector<double> loss;      ///< training MSE per epoch, over its batches as they were trained
+  std::vector<double> mae;       ///< training MAE per epoch, likewise
+  std::vector<double> val_loss;  ///< validation MSE after each epoch
+  std::vector<double> val_mae;   ///< validation MAE after each epoch
   double final_train_loss = 0.0;  ///< MSE on all training rows after the last epoch
   double final_train_mae = 0.0;   ///< MAE on all training rows after the last epoch
 };
@@ -78,7 +84,8 @@ ClassifierRun train_classifier(const Matrix& x_train, const std::vector<int>& y_
 
 /// One fold of K-fold validation: the rows that train and the rows that validate.
 struct Fold {
-  std::vector<Index> train, validation;
+  std::vector<Index> train;       ///< the rows that train, in increasing order
+  std::vector<Index> validation;  ///< the rows that validate, in increasing order
 };
 
 /// DLwP's K-fold: s = floor(n / k); fold i validates rows [i s, (i + 1) s) and trains on all the

@@ -1,6 +1,9 @@
 // scalebook/softmax.hpp — lib's copy of the numerically stable row softmax that chapter 3 teaches,
 // for the chapters after it (their checks must not depend on a student's chapter 3 exercise).
 // Masked scores (-inf) are chapter 4's subject: see scalebook/masking.hpp.
+/// \file
+/// \brief lib's copy of the stable row softmax that chapter 3 teaches, for the chapters after
+/// it.
 #pragma once
 
 #if defined(SCALEBOOK_EXERCISE_CHAPTER) && SCALEBOOK_EXERCISE_CHAPTER <= 3

@@ -2,6 +2,9 @@
 // the lessons and chapters after it: each feature (column) centred on the training rows' mean and
 // divided by their population standard deviation (ddof = 0, as numpy and Keras); a constant
 // feature is divided by 1, so it becomes 0 instead of dividing by zero.
+/// \file
+/// \brief lib's copy of the feature standardisation that chapter 1 teaches, for the chapters
+/// after it.
 #pragma once
 
 #if defined(SCALEBOOK_EXERCISE_CHAPTER) && SCALEBOOK_EXERCISE_CHAPTER <= 1
