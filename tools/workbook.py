@@ -430,9 +430,26 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# Commands that hand the rest of the line to another program. argparse's REMAINDER does not take
+# words that start with "-" when they come first ("./workbook grade --out DIR ..." was refused), so
+# the line is cut after the command word and the rest is handed on untouched.
+PASS_THROUGH = {"grade": "grade_args", "release": "release_args", "test": "ctest_args"}
+
+
+def parse(top: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    at = 0
+    while at < len(argv) and argv[at].startswith("-"):  # the options before the command
+        at += 2 if argv[at] == "--timeout" else 1
+    if at < len(argv) and argv[at] in PASS_THROUGH:
+        args = top.parse_args(argv[:at + 1])
+        setattr(args, PASS_THROUGH[argv[at]], argv[at + 1:])
+        return args
+    return top.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
     top = parser()
-    args = top.parse_args(argv)
+    args = parse(top, argv)
     try:
         return args.run(args)
     except UsageError as error:
