@@ -81,10 +81,22 @@ def main() -> int:
         expect('not_implemented("3.1", "dot_scores")' in stub and marker not in stub
                and "require_queries_keys" not in stub,
                f"the edition's book shows 3.1's stub as shipped, not the student's code: {stub!r}")
+        # The edition's book in a browser, as its readers get it (every book page at a phone's
+        # width: it says nothing of solutions and shows none), when this machine has the browser.
+        check = ROOT / "docs" / "tests" / "check_docs_in_browser.py"
+        if all(Path(p).exists() for p in ("/usr/bin/chromium", "/usr/bin/chromedriver")):
+            browser = subprocess.run(["/usr/bin/python3", str(check), str(page.parent), "--edition", "student",
+                                      "--book-pages-only", "--widths", "phone",
+                                      "--screenshots", str(base / "screenshots")],
+                                     capture_output=True, text=True)
+            expect(browser.returncode == 0, f"the edition's book passes the browser check: "
+                                            f"{browser.stdout[-800:]}{browser.stderr[-800:]}")
+        else:
+            print("note: no chromium/chromedriver here; the edition's book was not opened in a browser")
         submission = base / "alice"
         shutil.copytree(clone, submission, ignore=shutil.ignore_patterns("build", ".git"))
         grades = base / "grades"
-        graded = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(grades), "--chapters", "3",
+        graded = subprocess.run([str(ROOT / "workbook"), "grade", "--out", str(grades), "--chapters", "3",
                                  str(submission)], capture_output=True, text=True)
         print(graded.stdout[-500:])
         report = json.loads((grades / "alice" / "report.json").read_text())
