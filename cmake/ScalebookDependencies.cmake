@@ -25,6 +25,10 @@ if(SCALEBOOK_BUILD_DOCS)
 endif()
 
 # The bug zoo applies its mutants with tools/apply_mutant.py; ./workbook itself runs on Python 3.
+# Debian's interpreter first, as in ./workbook: the tests import Debian's python3-* modules.
+if(EXISTS /usr/bin/python3 AND NOT Python3_EXECUTABLE)
+  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Debian's Python 3, which sees python3-* packages")
+endif()
 if(SCALEBOOK_PROVE_STUBS_FAIL)
   find_package(Python3 3.9 QUIET COMPONENTS Interpreter)
   scalebook_require_package(Python3_Interpreter_FOUND python3 "Python 3 (the bug zoo's mutants)")
