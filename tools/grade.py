@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import stat
@@ -105,6 +106,22 @@ def run_quietly(argv: list[str], **kwargs) -> subprocess.CompletedProcess:
 def build_kit(build_dir: Path, chapters: list[Chapter]) -> dict:
     """Builds the trusted half from this tree in build/grading-kit (never from a submission), one
     grading run at a time, and returns what grading-kit.tsv says about it."""
+    if (build_dir / "grading-kit.tsv").exists() and not os.access(build_dir, os.W_OK):
+        log(f"(using the kit in {build_dir} as it was built: this user may not rebuild it)")
+    else:
+        build_locked(build_dir, chapters)
+    kit = {"chapters": {}, "files": {}}
+    for line in (build_dir / "grading-kit.tsv").read_text().splitlines():
+        parts = line.split("\t")
+        if parts[0] == "chapter":
+            kit["chapters"][parts[1]] = {"checks": parts[3], "serve": parts[4], "dir": parts[5],
+                                         "archives": parts[6].split(";") if len(parts) > 6 and parts[6] else None}
+        elif len(parts) >= 2:
+            kit["files"][parts[0]] = parts[1]
+    return kit
+
+
+def build_locked(build_dir: Path, chapters: list[Chapter]) -> None:
     build_dir.mkdir(parents=True, exist_ok=True)
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -120,21 +137,14 @@ def build_kit(build_dir: Path, chapters: list[Chapter]) -> dict:
         built = run_quietly(["cmake", "--build", str(build_dir), "--target", *targets])
         if built.returncode != 0:
             raise RuntimeError("building the grading kit from this tree failed:\n" + built.stdout[-3000:])
-    kit = {"chapters": {}, "files": {}}
-    for line in (build_dir / "grading-kit.tsv").read_text().splitlines():
-        parts = line.split("\t")
-        if parts[0] == "chapter":
-            kit["chapters"][parts[1]] = {"checks": parts[3], "serve": parts[4], "dir": parts[5],
-                                         "archives": parts[6].split(";") if len(parts) > 6 and parts[6] else None}
-        elif len(parts) >= 2:
-            kit["files"][parts[0]] = parts[1]
-    return kit
 
 
-def compile_check_step(build_dir: Path) -> Path:
-    """tools/grade_check.cpp, the step that runs each check, compiled once per version of it."""
+def compile_check_step(build_dir: Path, fallback: Path) -> Path:
+    """tools/grade_check.cpp, the step that runs each check, compiled once per version of it (in
+    FALLBACK when this user may not write BUILD_DIR)."""
     source = ROOT / "tools" / "grade_check.cpp"
-    binary = build_dir / f"grade_check-{hashlib.sha256(source.read_bytes()).hexdigest()[:16]}"
+    folder = build_dir if os.access(build_dir, os.W_OK) else fallback
+    binary = folder / f"grade_check-{hashlib.sha256(source.read_bytes()).hexdigest()[:16]}"
     if not binary.exists():
         built = run_quietly(["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", f"{binary}.part", str(source)])
         if built.returncode != 0:
@@ -150,6 +160,32 @@ def contract_functions(chapter: Chapter) -> dict[str, list[str]]:
                              (ROOT / "chapters" / chapter.folder / "remote.def").read_text(), re.M):
         functions.setdefault(match.group(1), []).append(match.group(2))
     return functions
+
+
+def make_pch(kit: dict, kit_dir: Path, build_dir: Path, settings: Settings) -> None:
+    """Precompiles the headers every exercise file starts with, in a box (a precompiled header must
+    be made with the paths the compiles will see), once per version of lib's headers."""
+    (kit_dir / "pch" / "pch.hpp").write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
+    digest = hashlib.sha256(kit["compiler"].encode())
+    for path in sorted((kit_dir / "include").rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(kit_dir)).encode() + b"\0" + path.read_bytes())
+    cached = build_dir / f"pch-{digest.hexdigest()[:16]}.gch"
+    if cached.exists():
+        shutil.copy2(cached, kit_dir / "pch" / "pch.hpp.gch")
+        return
+    limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=300, file_mb=1024))
+    argv = [kit["compiler"], "-std=c++20", "-O1", "-I/kit/include", "-isystem", kit["eigen"],
+            "-x", "c++-header", "/kit/pch/pch.hpp", "-o", "/kit/pch/pch.hpp.gch"]
+    command = sandbox.write_arguments(kit_dir / "pch.box", sandbox.box_arguments(
+        [("rw", kit_dir / "pch", "/kit/pch"), ("ro", kit_dir / "include", "/kit/include")], argv, limits))
+    code, output = sandbox.run(kit_dir / "pch.box", command, limits, 300)
+    if code != 0:
+        raise RuntimeError(f"precompiling the exercises' headers failed: {output[-2000:].decode(errors='replace')}")
+    (kit_dir / "pch.box").unlink()
+    if os.access(build_dir, os.W_OK):
+        shutil.copy2(kit_dir / "pch" / "pch.hpp.gch", f"{cached}.part")
+        Path(f"{cached}.part").replace(cached)
 
 
 def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings: Settings, kit_dir: Path) -> dict:
@@ -197,17 +233,8 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
     flat = {**{k: v for k, v in settings.as_dict().items() if k != "limits"}, **settings.limits.as_dict()}
     (kit_dir / "settings.env").write_text("".join(f"{k}={v}\n" for k, v in flat.items()))
     (kit_dir / "bin").mkdir()
-    shutil.copy2(compile_check_step(build_dir), kit_dir / "bin" / "grade_check")
-    (kit_dir / "pch" / "pch.hpp").write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
-    limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=300, file_mb=1024))
-    argv = [kit["compiler"], "-std=c++20", "-O1", "-I/kit/include", "-isystem", kit["eigen"],
-            "-x", "c++-header", "/kit/pch/pch.hpp", "-o", "/kit/pch/pch.hpp.gch"]
-    command = sandbox.write_arguments(kit_dir / "pch.box", sandbox.box_arguments(
-        [("rw", kit_dir / "pch", "/kit/pch"), ("ro", kit_dir / "include", "/kit/include")], argv, limits))
-    code, output = sandbox.run(kit_dir / "pch.box", command, limits, 300)
-    if code != 0:
-        raise RuntimeError(f"precompiling the exercises' headers failed: {output[-2000:].decode(errors='replace')}")
-    (kit_dir / "pch.box").unlink()
+    shutil.copy2(compile_check_step(build_dir, kit_dir.parent), kit_dir / "bin" / "grade_check")
+    make_pch(kit, kit_dir, build_dir, settings)
     digest = hashlib.sha256()
     compiler = subprocess.run([kit["compiler"], "--version"], capture_output=True, text=True).stdout
     digest.update(compiler.encode())
@@ -492,17 +519,26 @@ def write_csv(reports: list[dict], path: Path, chapters: list[Chapter]) -> None:
     temporary.replace(path)
 
 
-def write_pages(reports: list[dict], out_dir: Path) -> None:
-    """The feedback and class pages (tools/scalebook/pages.py), where this tree has them."""
+def pages_module():
+    """tools/scalebook/pages.py (the feedback and class pages), where this tree has it."""
     try:
-        from scalebook import pages  # type: ignore[attr-defined]
+        from scalebook import pages
     except ImportError:
+        return None
+    return pages if hasattr(pages, "write_feedback") and hasattr(pages, "write_class_page") else None
+
+
+def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
+                feedback_for: list[dict]) -> None:
+    """DIR/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class."""
+    pages = pages_module()
+    if pages is None:
         return
-    for report in reports:
-        if hasattr(pages, "write_feedback"):
-            pages.write_feedback(report, out_dir / report["submission"] / "feedback.html")
-    if hasattr(pages, "write_class"):
-        pages.write_class(reports, out_dir / "index.html")
+    context = pages.make_context(ROOT, chapters, commit=commit)
+    for report in feedback_for:
+        if not report.get("refused"):
+            pages.write_feedback(report, out_dir / report["submission"] / "feedback.html", context)
+    pages.write_class_page(reports, out_dir / "index.html", context)
 
 
 # --- the command --------------------------------------------------------------------------------
@@ -530,12 +566,22 @@ def parse_arguments() -> argparse.Namespace:
                         help=f"compiling one exercise file (default {defaults.compile_seconds})")
     limits.add_argument("--compile-budget", type=int, default=defaults.compile_budget_seconds, metavar="S",
                         help=f"compiling all files of one submission (default {defaults.compile_budget_seconds})")
+    cluster = parser.add_argument_group("Slurm (tools/scalebook/slurm.py): DIR on a filesystem every node sees")
+    cluster.add_argument("--slurm", nargs="?", const="", metavar="'SBATCH OPTIONS'",
+                         help="grade as a Slurm job array, one task per submission, then a merge job; "
+                              "the sbatch options in one quoted word, e.g. --slurm='--partition=short'")
+    cluster.add_argument("--slurm-concurrency", type=int, default=16, metavar="N",
+                         help="array tasks running at once (default 16)")
+    cluster.add_argument("--wait", action="store_true", help="with --slurm: wait for the jobs to end")
     parser.add_argument("submissions", nargs="+", type=Path)
     args = parser.parse_args()
     numbers = [args.timeout, args.call_cpu, args.check_timeout, args.submission_budget, args.compile_timeout,
                args.compile_budget]
     if args.jobs < 1 or min(numbers) < 1:
         parser.error("--jobs and every time limit must be at least 1")
+    if args.slurm and not args.slurm.lstrip().startswith("-"):
+        parser.error(f"--slurm takes sbatch's options in one word, e.g. --slurm='--partition=short', not "
+                     f"'{args.slurm}' (give submissions after the options)")
     cores = len(os.sched_getaffinity(0))
     if args.jobs > cores:
         parser.error(f"--jobs {args.jobs} is more than the {cores} cores: each submission's box is given one "
@@ -552,7 +598,111 @@ def parse_arguments() -> argparse.Namespace:
     return args
 
 
+def summary_line(report: dict, done: int, total: int) -> str:
+    statuses: dict[str, int] = {}
+    for t in report["tests"]:
+        statuses[t["status"]] = statuses.get(t["status"], 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
+    return (f"[{done}/{total}] {report['submission']}: {report['score']}/{report['max_score']} "
+            f"({summary or report.get('refused', '')}) in {report['seconds']:.1f} s")
+
+
+class Run:
+    """One grading run's plan, kept in DIR/ctest/run.json so that the Slurm jobs (tasks and the
+    merge) grade and merge exactly what was planned: the chapters, the commit, each submission's
+    files and refusals, and the reports of submissions refused outright."""
+
+    def __init__(self, out_dir: Path):
+        self.out_dir = out_dir
+        self.tree = out_dir / "ctest"
+        data = read_json(self.tree / "run.json") or {}
+        self.chapters = [c for c in all_chapters() if c.folder in data.get("chapters", [])]
+        self.commit = data.get("commit", "unknown")
+        self.submissions: dict[str, dict] = data.get("submissions", {})
+        self.refused: list[str] = data.get("refused", [])
+
+    def save(self) -> None:
+        write_json(self.tree / "run.json", {"chapters": [c.folder for c in self.chapters], "commit": self.commit,
+                                            "submissions": self.submissions, "refused": self.refused})
+
+    def reports(self) -> list[dict]:
+        found = []
+        for name in [*self.submissions, *self.refused]:
+            report = read_json(self.out_dir / name / "report.json")
+            if report is not None:
+                found.append(report)
+        return found
+
+
+def run_task(out_dir: Path, names: list[str]) -> int:
+    """A Slurm array task (or anyone): grades NAMES of the tree planned in OUT_DIR."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, CHILDREN.stop)
+    plan = Run(out_dir)
+    kit = read_json(plan.tree / "kit" / "kit.json")
+    failures = 0
+    for name in names:
+        entry = plan.submissions[name]
+        try:
+            report = grade(name, plan.tree, out_dir, kit, plan.chapters, entry["sources"], entry["refused_files"],
+                           plan.commit, {})
+        except Exception as error:
+            failures += 1
+            report = refused_report(name, f"grading failed: {error}", sum(c["points"] for c in kit["checks"].values()),
+                                    plan.commit)
+            write_report(report, out_dir)
+        write_pages([report], out_dir, plan.chapters, plan.commit, [report])
+        log(summary_line(report, names.index(name) + 1, len(names)))
+    return 1 if failures else 0
+
+
+def run_merge(out_dir: Path) -> int:
+    """The job after every Slurm task: grades.csv and the class page from the reports written."""
+    plan = Run(out_dir)
+    reports = plan.reports()
+    write_csv(reports, out_dir / "grades.csv", plan.chapters)
+    write_pages(reports, out_dir, plan.chapters, plan.commit, [])
+    missing = [n for n in plan.submissions if read_json(out_dir / n / "report.json") is None]
+    log(f"merged {len(reports)} reports into {out_dir / 'grades.csv'}" +
+        (f"; no report for {', '.join(missing)} (run again with --resume)" if missing else ""))
+    return 1 if missing else 0
+
+
+def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
+    """The class as a Slurm job array, one task per submission (or per shard of them when the
+    cluster's MaxArraySize is smaller), at most --slurm-concurrency at once, and a merge job
+    after all of them. DIR must be on a filesystem every node sees at the same path."""
+    from scalebook import slurm
+    reason = slurm.available(cluster=False)
+    if reason:
+        print(f"grade: --slurm: {reason}", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    python = [sys.executable, str(Path(__file__).resolve())]
+    if not todo:
+        return run_merge(out_dir)
+    limit = slurm.max_array_size(env) or len(todo)
+    shards = max(1, -(-len(todo) // max(1, limit - 1)))
+    groups = [todo[i::shards] for i in range(shards)]
+    commands = [[*python, "--task", str(out_dir), *group] for group in groups]
+    array, merge = slurm.submit_array(commands, env=env, workdir=out_dir, concurrency=args.slurm_concurrency,
+                                      sbatch_options=shlex.split(args.slurm), then=[*python, "--merge", str(out_dir)])
+    log(f"submitted {len(todo)} submissions as Slurm array job {array} ({len(commands)} tasks, at most "
+        f"{args.slurm_concurrency} at once); job {merge} writes {out_dir / 'grades.csv'} after them")
+    if not args.wait:
+        return 0
+    outcomes = slurm.wait([array, merge], env=env)
+    failed = {job: o for job, o in outcomes.items() if getattr(o, "state", "") != "COMPLETED"}
+    log(f"Slurm jobs ended: {len(outcomes) - len(failed)} completed" +
+        (f", not completed: {', '.join(f'{j} {o.state}' for j, o in sorted(failed.items()))}" if failed else ""))
+    return 1 if failed else 0
+
+
 def main() -> int:
+    if len(sys.argv) >= 3 and sys.argv[1] == "--task":  # a Slurm task: grade these names of DIR
+        return run_task(Path(sys.argv[2]), sys.argv[3:])
+    if len(sys.argv) == 3 and sys.argv[1] == "--merge":  # the Slurm merge job
+        return run_merge(Path(sys.argv[2]))
     args = parse_arguments()
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, CHILDREN.stop)
@@ -569,11 +719,15 @@ def main() -> int:
     build_dir = ROOT / "build" / "grading-kit"
     built = build_kit(build_dir, chapters)
     kit = assemble_kit(built, build_dir, chapters, args.settings, tree / "kit")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip() or "unknown"
+    plan = Run(out_dir)
+    plan.chapters = chapters
+    plan.commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                 text=True).stdout.strip() or "unknown"
+    plan.submissions, plan.refused = {}, []
+    commit = plan.commit
     maximum = sum(c["points"] for c in kit["checks"].values())
 
-    reports, todo, seen, names = [], [], set(), []
+    reports, todo, seen = [], [], set()
     for submission in args.submissions:
         name = submission.name
         reason = None
@@ -594,33 +748,37 @@ def main() -> int:
             report = refused_report(safe_name, reason, maximum, commit)
             write_report(report, out_dir)
             reports.append(report)
+            plan.refused.append(safe_name)
             log(f"{safe_text(name, 80)}: {reason}")
             continue
         folder = tree / name
-        names.append(name)
         if args.resume:
             old = read_json(out_dir / name / "report.json")
             sources, _ = take_sources(submission, None, chapters)
             if old and old.get("fingerprint") == fingerprint(sources, kit):
                 reports.append(old)
+                plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
+                if not (folder / "CTestTestfile.cmake").exists():
+                    write_submission_tests(tree, name, kit, chapters)
                 log(f"{name}: already graded ({old['score']}/{old['max_score']})")
                 continue
         shutil.rmtree(folder / "src", ignore_errors=True)
         folder.mkdir(parents=True, exist_ok=True)
         sources, refused_files = take_sources(submission, folder / "src", chapters)
         write_submission_tests(tree, name, kit, chapters)
-        todo.append((name, sources, refused_files))
-    for name in names:  # resumed ones keep their tests, for ctest re-runs
-        if not (tree / name / "CTestTestfile.cmake").exists():
-            write_submission_tests(tree, name, kit, chapters)
-    write_tree(out_dir, names)
+        plan.submissions[name] = {"sources": sources, "refused_files": refused_files}
+        todo.append(name)
+    write_tree(out_dir, list(plan.submissions))
+    plan.save()
+    if args.slurm is not None:
+        return submit_to_slurm(args, out_dir, todo)
 
     started = time.monotonic()
     failures = 0
     hints: dict = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(grade, name, tree, out_dir, kit, chapters, sources, refused, commit, hints): name
-                   for name, sources, refused in todo}
+        futures = {pool.submit(grade, name, tree, out_dir, kit, chapters, plan.submissions[name]["sources"],
+                               plan.submissions[name]["refused_files"], commit, hints): name for name in todo}
         for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             name = futures[future]
             try:
@@ -631,14 +789,10 @@ def main() -> int:
                 write_report(report, out_dir)
             reports.append(report)
             write_csv(reports, out_dir / "grades.csv", chapters)
-            statuses: dict[str, int] = {}
-            for t in report["tests"]:
-                statuses[t["status"]] = statuses.get(t["status"], 0) + 1
-            summary = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items()))
-            log(f"[{done}/{len(todo)}] {report['submission']}: {report['score']}/{report['max_score']} "
-                f"({summary or report.get('refused', '')}) in {report['seconds']:.1f} s")
+            write_pages(reports, out_dir, chapters, commit, [report])
+            log(summary_line(report, done, len(todo)))
     write_csv(reports, out_dir / "grades.csv", chapters)
-    write_pages(reports, out_dir)
+    write_pages(reports, out_dir, chapters, commit, [] if todo else reports)
     log(f"graded {len(todo)} submissions in {time.monotonic() - started:.1f} s; {out_dir / 'grades.csv'}")
     log(f"re-run one check with: ctest --test-dir {out_dir} -R 'NAME/.*3\\.1' --output-on-failure")
     return 1 if failures else 0

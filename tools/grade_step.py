@@ -144,8 +144,10 @@ def build(step: Step, chapter: str) -> int:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     exercises: dict[str, dict] = {}
+    started = time.monotonic()
     for exercise, source in zip(info["exercises"], info["sources"]):
         exercises[exercise] = dict(compile_one(step, chapter, info["number"], source, out), source=source)
+    compiled_at = time.monotonic()
     compiled = [e for e, r in exercises.items() if r["status"] == "compiled"]
     source_of = {e: exercises[e]["source"] for e in exercises}
     shown = {e: f"exercises/{chapter}/{source_of[e]}" for e in exercises}
@@ -199,6 +201,8 @@ def build(step: Step, chapter: str) -> int:
             if code != 0 and compiled:
                 link_error = safe_text("the chapter's worker does not link: " +
                                        (output.strip().splitlines() or ["link failed"])[-1])
+    write_json(out / "timing.json", {"compile": compiled_at - started, "link": time.monotonic() - compiled_at,
+                                     "cached": sum(bool(r.get("cached")) for r in exercises.values())})
     worker = out / "worker"
     linked = bool(compiled) and link_error is None and worker.exists()
     if linked:
