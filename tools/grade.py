@@ -543,6 +543,16 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
 
 # --- the command --------------------------------------------------------------------------------
 
+LIMIT_OPTIONS = [  # option, Settings field, what it bounds
+    ("--timeout", "call_seconds", "one call of a student's function"),
+    ("--call-cpu", "call_cpu_seconds", "one call's CPU seconds"),
+    ("--check-timeout", "check_seconds", "one check, all its calls together"),
+    ("--submission-budget", "submission_seconds", "all checks of one submission"),
+    ("--compile-timeout", "compile_seconds", "compiling one exercise file"),
+    ("--compile-budget", "compile_budget_seconds", "compiling all files of one submission"),
+]
+
+
 def parse_arguments() -> argparse.Namespace:
     defaults = Settings()
     parser = argparse.ArgumentParser(prog="./workbook grade", description=__doc__.splitlines()[0])
@@ -554,18 +564,10 @@ def parse_arguments() -> argparse.Namespace:
     parser.add_argument("--resume", action="store_true",
                         help="skip submissions whose report was made from the same inputs (files, kit, limits)")
     limits = parser.add_argument_group("time limits and budgets (wall-clock seconds)")
-    limits.add_argument("--timeout", type=int, default=defaults.call_seconds, metavar="S",
-                        help=f"one call of a student's function (default {defaults.call_seconds})")
-    limits.add_argument("--call-cpu", type=int, default=defaults.call_cpu_seconds, metavar="S",
-                        help=f"one call's CPU seconds (default {defaults.call_cpu_seconds})")
-    limits.add_argument("--check-timeout", type=int, default=defaults.check_seconds, metavar="S",
-                        help=f"one check, all its calls together (default {defaults.check_seconds})")
-    limits.add_argument("--submission-budget", type=int, default=defaults.submission_seconds, metavar="S",
-                        help=f"all checks of one submission (default {defaults.submission_seconds})")
-    limits.add_argument("--compile-timeout", type=int, default=defaults.compile_seconds, metavar="S",
-                        help=f"compiling one exercise file (default {defaults.compile_seconds})")
-    limits.add_argument("--compile-budget", type=int, default=defaults.compile_budget_seconds, metavar="S",
-                        help=f"compiling all files of one submission (default {defaults.compile_budget_seconds})")
+    for option, field, what in LIMIT_OPTIONS:
+        default = getattr(defaults, field)
+        limits.add_argument(option, type=int, default=default, metavar="S", dest=field,
+                            help=f"{what} (default {default})")
     cluster = parser.add_argument_group("Slurm (tools/scalebook/slurm.py): DIR on a filesystem every node sees")
     cluster.add_argument("--slurm", nargs="?", const="", metavar="'SBATCH OPTIONS'",
                          help="grade as a Slurm job array, one task per submission, then a merge job; "
@@ -575,9 +577,8 @@ def parse_arguments() -> argparse.Namespace:
     cluster.add_argument("--wait", action="store_true", help="with --slurm: wait for the jobs to end")
     parser.add_argument("submissions", nargs="+", type=Path)
     args = parser.parse_args()
-    numbers = [args.timeout, args.call_cpu, args.check_timeout, args.submission_budget, args.compile_timeout,
-               args.compile_budget]
-    if args.jobs < 1 or min(numbers) < 1:
+    numbers = {field: getattr(args, field) for _, field, _ in LIMIT_OPTIONS}
+    if args.jobs < 1 or min(numbers.values()) < 1:
         parser.error("--jobs and every time limit must be at least 1")
     if args.slurm and not args.slurm.lstrip().startswith("-"):
         parser.error(f"--slurm takes sbatch's options in one word, e.g. --slurm='--partition=short', not "
@@ -592,9 +593,7 @@ def parse_arguments() -> argparse.Namespace:
             args.chapter_list = [resolve_chapter(c.strip()) for c in args.chapters.split(",")]
         except UsageError as error:
             parser.error(str(error))
-    args.settings = Settings(call_seconds=args.timeout, call_cpu_seconds=args.call_cpu,
-                             check_seconds=args.check_timeout, submission_seconds=args.submission_budget,
-                             compile_seconds=args.compile_timeout, compile_budget_seconds=args.compile_budget)
+    args.settings = Settings(**numbers)
     return args
 
 
@@ -711,6 +710,7 @@ def main() -> int:
     except sandbox.SandboxUnavailable as error:
         print(f"grade: {error}", file=sys.stderr)
         return 2
+    sandbox.sweep_cgroups()
     chapters = args.chapter_list
     out_dir = Path(args.out).resolve()
     tree = out_dir / "ctest"

@@ -145,6 +145,21 @@ class Cgroups:
                     time.sleep(0.01)
 
 
+def sweep_cgroups(older_than: float = 3600) -> None:
+    """Removes boxes' cgroups left empty by steps that were killed outright (ctest's --timeout
+    sends SIGKILL): rmdir fails on any that still holds a process; recent ones are left alone."""
+    if not cgroups_possible():
+        return
+    now = time.time()
+    for controller in CONTROLLERS:
+        for group in (CGROUP_ROOT / controller).glob("scalebook-*"):
+            try:
+                if now - group.stat().st_mtime > older_than:
+                    group.rmdir()
+            except OSError:
+                pass
+
+
 def outer_limits(limits: Limits) -> list[str]:
     """prlimit's arguments for a box's processes (set before bwrap, inherited by all of them)."""
     return [PRLIMIT, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_mb << 20}",
