@@ -370,13 +370,16 @@ def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
 
 
 def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapter], sources: dict[str, str],
-          refused_files: list[str], commit: str, hints: dict) -> dict:
+          refused_files: list[str], commit: str, hints: dict, parallel: int = 1) -> dict:
+    """Runs NAME's tests with ctest (PARALLEL at once: the cores no classmate is using) and writes
+    its report from CTest's results."""
     start = time.monotonic()
     folder = tree / name
     junit = folder / "ctest-junit.xml"
     junit.unlink(missing_ok=True)
     shutil.rmtree(folder / "results", ignore_errors=True)
-    result = run_quietly(["ctest", "--test-dir", str(folder), "--output-junit", str(junit), "--no-tests=error"])
+    result = run_quietly(["ctest", "--test-dir", str(folder), "--output-junit", str(junit), "--no-tests=error",
+                          "-j", str(parallel)])
     outcomes = ctest_outcomes(junit)
     if not outcomes:
         raise RuntimeError(f"ctest gave no results for {name}: {result.stdout[-1000:]}")
@@ -776,9 +779,12 @@ def main() -> int:
     started = time.monotonic()
     failures = 0
     hints: dict = {}
+    # Each submission graded at once gets its share of the cores (a box uses one).
+    parallel = max(1, len(os.sched_getaffinity(0)) // max(1, min(args.jobs, len(todo))))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {pool.submit(grade, name, tree, out_dir, kit, chapters, plan.submissions[name]["sources"],
-                               plan.submissions[name]["refused_files"], commit, hints): name for name in todo}
+                               plan.submissions[name]["refused_files"], commit, hints, parallel): name
+                   for name in todo}
         for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             name = futures[future]
             try:

@@ -17,7 +17,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -85,7 +84,7 @@ def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -
     elif code == 124 or time.monotonic() - started >= limit:
         which = "compile limit" if limit == settings.compile_seconds else "compile budget"
         result = {"status": "timed_out",
-                  "message": f"timed_out: {which} ({limit:g} s): {shown} was still compiling"}
+                  "message": f"timed_out: {which} ({limit:.0f} s): {shown} was still compiling"}
     else:
         result = dict(first_error(output.decode("utf-8", "replace"), source, shown, data), status="compile_error")
     cache.mkdir(exist_ok=True)
@@ -97,13 +96,13 @@ def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -
     return result
 
 
-def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list) -> tuple[int, str]:
+def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, keep: int = 20000) -> tuple[int, str]:
     limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=60))
     args_file = out / f"{name}.box"
     command = sandbox.write_arguments(args_file, sandbox.box_arguments([("rw", out, "/out"), *binds], argv, limits))
     cgroups = sandbox.Cgroups(limits)
     try:
-        code, output = sandbox.run(args_file, command, limits, 60, cgroups)
+        code, output = sandbox.run(args_file, command, limits, 60, cgroups, keep=keep)
     finally:
         cgroups.close()
     return code, output.decode("utf-8", "replace")
@@ -124,7 +123,8 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
 
 def symbols(step: Step, out: Path, sources: list[str]) -> dict[str, tuple[set[str], set[str]]]:
     """{source: (strong symbols it defines, symbols it needs)}, demangled, read by nm in a box."""
-    code, text = boxed_tool(step, out, "nm", ["/usr/bin/nm", "-C", "-A", *[f"/out/{s}.o" for s in sources]], [])
+    code, text = boxed_tool(step, out, "nm", ["/usr/bin/nm", "-C", "-A", "-g", *[f"/out/{s}.o" for s in sources]], [],
+                            keep=64 << 20)
     found = {s: (set(), set()) for s in sources}
     for line in text.splitlines():
         match = re.match(r"^/out/(.+?)\.o:(?:[0-9a-f]+)?\s+([A-Za-z])\s+(.*)$", line)

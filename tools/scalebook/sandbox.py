@@ -22,6 +22,7 @@ whole box:
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import os
 import shlex
 import shutil
@@ -60,11 +61,9 @@ class Limits:
 def check_available() -> None:
     if shutil.which("bwrap") is None or not Path(BWRAP).exists():
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
-    try:
-        import seccomp  # noqa: F401  (Debian's python3-seccomp)
-    except ImportError:
+    if importlib.util.find_spec("seccomp") is None:  # Debian's python3-seccomp
         raise SandboxUnavailable("python3-seccomp is not installed (the worker's no-fork filter): "
-                                 "apt-get install python3-seccomp") from None
+                                 "apt-get install python3-seccomp")
     probe = subprocess.run([shutil.which("bwrap"), "--unshare-all", "--ro-bind", "/usr", "/usr",
                             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
                             "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"],
@@ -196,9 +195,11 @@ def write_arguments(path: Path, arguments: list[str]) -> list[str]:
 
 
 def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float,
-        cgroups: Cgroups | None = None, seccomp_file: Path | None = None) -> tuple[int, bytes]:
+        cgroups: Cgroups | None = None, seccomp_file: Path | None = None,
+        keep: int = 20000) -> tuple[int, bytes]:
     """Runs COMMAND in the box ARGUMENTS_FILE describes (see write_arguments) and returns (exit
-    status, its output); 124 when it ran past TIMEOUT seconds of wall time (the box is killed)."""
+    status, the last KEEP bytes of its output); 124 when it ran past TIMEOUT seconds of wall time
+    (the box is killed)."""
     with open(arguments_file, "rb") as args, open(seccomp_file or os.devnull, "rb") as rules:
         options = ["--args", str(args.fileno())]
         if seccomp_file is not None:
@@ -214,7 +215,7 @@ def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float
                                    env={}, pass_fds=(args.fileno(), rules.fileno()), preexec_fn=prepare)
         try:
             output, _ = process.communicate(timeout=timeout)
-            return process.returncode, output[-20000:]
+            return process.returncode, output[-keep:]
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()

@@ -474,6 +474,7 @@ def unprivileged(base: Path) -> None:
         return
     folder = base / "unprivileged"
     (folder / "subs").mkdir(parents=True)
+    base.chmod(0o755)  # a temporary folder is its owner's alone
     shutil.copytree(ROOT / "solutions" / CH3, folder / "subs" / "classmate" / CH3)
     flooder = folder / "subs" / "flooder"
     shutil.copytree(ROOT / "solutions" / CH3, flooder / CH3)
