@@ -277,8 +277,11 @@ static const int flood = [] {
              'std::string("leak: ") + slurp("/proc/1/environ") + " | " + slurp("/proc/1/cmdline") + " | " + '
              'slurp("/proc/self/environ") + " | " + slurp("/proc/self/cmdline")',
              includes='#include <fstream>\n#include <sstream>\n#include <string>\n#include "scalebook/core.hpp"\n'
+                      '// The file\'s text, NULs as spaces, the test\'s secret variable first (messages are cut).\n'
                       'static std::string slurp(const char* path) { std::ifstream in(path); std::stringstream s; '
-                      's << in.rdbuf(); std::string t = s.str(); for (char& c : t) if (c == 0) c = 32; return t; }')
+                      's << in.rdbuf(); std::string t = s.str(); const auto at = t.find("SCALEBOOK_TEST_SECRET="); '
+                      'if (at != std::string::npos) t = t.substr(at, t.find(char(0), at) - at) + " " + t; '
+                      'for (char& c : t) if (c == 0) c = 32; return t; }')
     prepend(environ / f"{CH3}/ex4_dot_product_variance.cpp", '#include "/proc/1/cmdline"')
 
     # /dev as a memory store, and a fork from the worker.
@@ -286,9 +289,11 @@ static const int flood = [] {
     throwing(devfork / f"{CH3}/ex3_softmax_rows.cpp", "Matrix softmax_rows(",
              'std::string("dev wrote ") + std::to_string(fill("/dev/fill")) + " shm wrote " + std::to_string(fill("/dev/shm/fill"))',
              includes='#include <cstdio>\n#include <string>\n#include <vector>\n#include "scalebook/core.hpp"\n'
-                      'static long fill(const char* path) { std::FILE* f = std::fopen(path, "w"); if (!f) return 0; '
-                      'std::vector<char> chunk(1 << 20, 7); long n = 0; for (int i = 0; i < 200; ++i) '
-                      'n += static_cast<long>(std::fwrite(chunk.data(), 1, chunk.size(), f)); std::fclose(f); return n; }')
+                      '// Six files of 32 MiB each (each under the 64 MiB file size limit).\n'
+                      'static long fill(const std::string& path) { std::vector<char> chunk(1 << 20, 7); long n = 0; '
+                      'for (int k = 0; k < 6; ++k) { std::FILE* f = std::fopen((path + std::to_string(k)).c_str(), "w"); '
+                      'if (!f) break; for (int i = 0; i < 32; ++i) n += static_cast<long>(std::fwrite(chunk.data(), 1, '
+                      'chunk.size(), f)); std::fclose(f); } return n; }')
     throwing(devfork / f"{CH3}/ex4_dot_product_variance.cpp", "double dot_product_variance(",
              'std::string(fork_probe() ? "fork worked" : "fork failed")',
              includes='#include <string>\n#include <unistd.h>\n#include <sys/wait.h>\n#include "scalebook/core.hpp"\n'
