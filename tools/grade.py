@@ -114,8 +114,11 @@ def build_kit(build_dir: Path, chapters: list[Chapter]) -> dict:
     for line in (build_dir / "grading-kit.tsv").read_text().splitlines():
         parts = line.split("\t")
         if parts[0] == "chapter":
-            kit["chapters"][parts[1]] = {"checks": parts[3], "serve": parts[4], "dir": parts[5],
-                                         "archives": parts[6].split(";") if len(parts) > 6 and parts[6] else None}
+            kit["chapters"][parts[1]] = {"checks": parts[3], "serve": parts[4], "dir": parts[5], "libs": None}
+        elif parts[0] == "libs":  # the archives of lib this chapter's worker may link (no copy of its answers)
+            kit["chapters"][parts[1]]["libs"] = [p for p in parts[2:] if p]
+        elif parts[0] == "copy":
+            continue
         elif len(parts) >= 2:
             kit["files"][parts[0]] = parts[1]
     return kit
@@ -131,7 +134,10 @@ def build_locked(build_dir: Path, chapters: list[Chapter]) -> None:
                                       "-DSCALEBOOK_BUILD_DOCS=OFF"])
             if configured.returncode != 0:
                 raise RuntimeError("configuring the grading kit failed:\n" + configured.stdout[-3000:])
-        targets = ["scalebook_lib", "scalebook_remote_server"]
+        # lib as one archive, or (where lib is split by what each chapter may link) its archives.
+        table = build_dir / "grading-kit.tsv"
+        split = table.exists() and "\nlibs\t" in "\n" + table.read_text()
+        targets = ["scalebook_lib_archives" if split else "scalebook_lib", "scalebook_remote_server"]
         for chapter in chapters:
             targets += [f"{chapter.target}_checks_remote", f"{chapter.target}_serve"]
         built = run_quietly(["cmake", "--build", str(build_dir), "--target", *targets])
@@ -199,11 +205,8 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
     for name in STEP_FILES:
         shutil.copy2(ROOT / "tools" / name, kit_dir / "tools" / name)
     shutil.copytree(built["files"]["include"], kit_dir / "include")
-    archive_names = {}
-    for role in ("server", "lib"):
-        path = Path(built["files"][role])
-        shutil.copy2(path, kit_dir / "lib" / path.name)
-        archive_names[role] = path.name
+    server = Path(built["files"]["server"])
+    shutil.copy2(server, kit_dir / "lib" / server.name)
     kit = {"compiler": os.path.realpath(built["files"]["compiler"]),  # /usr/bin/c++ goes through /etc
            "eigen": built["files"]["eigen"], "chapters": {}, "checks": {}}
     checks_table = (build_dir / "checks.tsv").read_text().splitlines()
@@ -215,13 +218,13 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
         (kit_dir / "chapters" / chapter.folder).mkdir()
         for header in sorted(Path(info["dir"]).glob("*.hpp")):
             shutil.copy2(header, kit_dir / "chapters" / chapter.folder / header.name)
-        archives = []
-        for archive in info["archives"] or [built["files"]["server"], built["files"]["lib"]]:
+        libs = []
+        for archive in info["libs"] or [built["files"]["lib"]]:
             if not (kit_dir / "lib" / Path(archive).name).exists():
                 shutil.copy2(archive, kit_dir / "lib" / Path(archive).name)
-            archives.append(Path(archive).name)
+            libs.append(Path(archive).name)
         kit["chapters"][chapter.folder] = {"number": chapter.number, "exercises": chapter.exercises,
-                                           "sources": list(chapter.sources), "archives": archives,
+                                           "sources": list(chapter.sources), "server": server.name, "libs": libs,
                                            "functions": contract_functions(chapter)}
         for line in checks_table:
             folder, exercise, points, key, name = line.split("\t")

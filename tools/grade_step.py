@@ -110,12 +110,16 @@ def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, k
 
 def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, str]:
     info = step.kit["chapters"][chapter]
-    binds = [("ro", KIT / "serve" / f"{chapter}.o", "/kit/serve.o")]
-    archives = []
-    for index, archive in enumerate(info["archives"]):
+    # Only the archives of lib this chapter's exercises may use (the kit lists them: lib's base and
+    # copies of earlier chapters' answers), after the worker's server.
+    binds = [("ro", KIT / "serve" / f"{chapter}.o", "/kit/serve.o"),
+             ("ro", KIT / "lib" / info["server"], "/kit/libserver.a")]
+    libs = []
+    for index, archive in enumerate(info["libs"]):
         binds.append(("ro", KIT / "lib" / archive, f"/kit/lib{index}.a"))
-        archives.append(f"/kit/lib{index}.a")
-    argv = [step.kit["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in sources], "/kit/serve.o", *archives,
+        libs.append(f"/kit/lib{index}.a")
+    argv = [step.kit["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in sources], "/kit/serve.o",
+            "/kit/libserver.a", "-Wl,--start-group", *libs, "-Wl,--end-group",
             "-Wl,--unresolved-symbols=ignore-all", "-o", "/out/worker"]
     (out / "worker").unlink(missing_ok=True)
     return boxed_tool(step, out, "link", argv, binds)
