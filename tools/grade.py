@@ -554,8 +554,8 @@ LIMIT_OPTIONS = [  # option, Settings field, what it bounds
     ("--call-cpu", "call_cpu_seconds", "one call's CPU seconds"),
     ("--check-timeout", "check_seconds", "one check, all its calls together"),
     ("--submission-budget", "submission_seconds", "all checks of one submission"),
-    ("--compile-timeout", "compile_seconds", "compiling one exercise file"),
-    ("--compile-budget", "compile_budget_seconds", "compiling all files of one submission"),
+    ("--compile-timeout", "compile_seconds", "CPU seconds compiling one exercise file"),
+    ("--compile-budget", "compile_budget_seconds", "CPU seconds compiling all files of one submission"),
 ]
 
 
@@ -569,7 +569,7 @@ def parse_arguments() -> argparse.Namespace:
                         help="grade only these chapters, e.g. 3,4 (an assignment); default: all")
     parser.add_argument("--resume", action="store_true",
                         help="skip submissions whose report was made from the same inputs (files, kit, limits)")
-    limits = parser.add_argument_group("time limits and budgets (wall-clock seconds)")
+    limits = parser.add_argument_group("time limits and budgets (wall-clock seconds unless CPU is said)")
     for option, field, what in LIMIT_OPTIONS:
         default = getattr(defaults, field)
         limits.add_argument(option, type=int, default=default, metavar="S", dest=field,

@@ -19,13 +19,14 @@ OUTPUT_LIMIT = 4000
 @dataclass(frozen=True)
 class Settings:
     """Every time limit and budget of a grading run, with the defaults an instructor overrides on
-    ./workbook grade's command line. All are wall-clock seconds unless named cpu."""
-    call_seconds: int = 5           # one call of a student's function (wall; the worker's client)
+    ./workbook grade's command line: wall-clock seconds, but CPU seconds for one call's CPU and for
+    compiling (a busy machine must not fail an honest compile)."""
+    call_seconds: int = 10          # one call of a student's function (wall; the worker's client)
     call_cpu_seconds: int = 5       # one call's CPU time (the worker's client)
     check_seconds: int = 60         # one check, however many calls it makes
     submission_seconds: int = 300   # all checks of one submission together
-    compile_seconds: int = 30       # compiling one exercise file
-    compile_budget_seconds: int = 240  # compiling all of one submission's files together
+    compile_seconds: int = 30       # compiling one exercise file: CPU seconds
+    compile_budget_seconds: int = 240  # compiling all of one submission's files together: CPU seconds
     limits: Limits = field(default_factory=Limits)
 
     def as_dict(self) -> dict:

@@ -375,7 +375,7 @@ static const int flood = [] {
     expect(all(t["status"] != "passed" for t in reports["killer"]["tests"] if t["exercise"].startswith("4.")),
            "the flooding exercise earns nothing")
     zero_t = reports["dev-zero"]["tests"]
-    expect(all(t["status"] == "compile_error" for t in zero_t if t["exercise"] == "3.2") and
+    expect(all(t["status"] in ("compile_error", "timed_out") for t in zero_t if t["exercise"] == "3.2") and
            all(t["status"] == "passed" for t in zero_t if t["exercise"] != "3.2"),
            "#include \"/dev/zero\" costs 3.2 only, within the limits")
     inc = [t for t in reports["incbin"]["tests"] if t["exercise"] == "3.1"]
@@ -445,7 +445,9 @@ static const int flood = [] {
     budget = reports["sleeper"]
     named = [t["message"] for t in budget["tests"] if t["message"].startswith("timed_out: submission budget")]
     expect(named, "a submission that sleeps in every call is stopped by its budget, named as such")
-    expect(budget["seconds"] < 120 + 60, f"... within the budget and its compile ({budget['seconds']:.0f} s)")
+    checking = sum(float(case.get("time", 0)) for case in ET.parse(out / "ctest" / "sleeper" / "ctest-junit.xml").iter(
+        "testcase") if not case.get("name", "").endswith(("/build", "/start")))
+    expect(checking < 120 + 30, f"... its checks took the budget and no more ({checking:.0f} s of 120)")
     expect(any(t["message"].startswith("timed_out: call wall") or "did not return within" in t["message"]
                for t in budget["tests"]), "a call past the per-call limit is timed_out by name")
     slow_report = reports["honest-slow"]
@@ -519,7 +521,7 @@ def unprivileged(base: Path) -> None:
 
 def compile_budget(base: Path) -> None:
     """Two files of endless constexpr work: the per-file compile limit stops the first, the
-    submission's compile budget the second, and the rest are not compiled at all."""
+    submission's compile budget the second, and the rest are not compiled at all (CPU seconds)."""
     folder = base / "compile-budget"
     work = folder / "subs" / "constexpr"
     shutil.copytree(ROOT / "solutions" / CH3, work / CH3)
@@ -541,7 +543,7 @@ def compile_budget(base: Path) -> None:
            f"the second at what is left of the compile budget: {second[:1]}")
     expect(rest and all(m.startswith("timed_out: compile budget") for m in rest),
            f"the other files wait for no compile once the budget is spent: {rest[:1]}")
-    expect(seconds < 25 + 60, f"a submission's compiles cost at most its budget ({seconds:.0f} s)")
+    expect(seconds < 4 * 25 + 60, f"a submission's compiles cost at most its budget ({seconds:.0f} s)")
 
 
 if __name__ == "__main__":
