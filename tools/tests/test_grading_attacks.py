@@ -481,7 +481,7 @@ static const int flood = [] {
 
 def unprivileged(base: Path) -> None:
     """Graded by an unprivileged user (no cgroups), an honest student beside one that tries to
-    fork a hundred spinners, holds 1.5 GB and sleeps in every call: the classmate keeps every mark."""
+    fork a hundred spinners, holds 768 MB and sleeps in every call: the classmate keeps every mark."""
     if os.geteuid() != 0:
         print("skip: the unprivileged run needs root to switch to uid 65534 (run the test as root)")
         return
@@ -496,15 +496,15 @@ def unprivileged(base: Path) -> None:
                "#include <unistd.h>\n#include \"scalebook/core.hpp\"\n"
                "static void flood() { int forks = 0; for (int i = 0; i < 100; ++i) { const pid_t p = fork(); "
                "if (p == 0) { for (;;) {} } if (p > 0) ++forks; } "
-               "static char* hold = static_cast<char*>(std::malloc(std::size_t(1500) << 20)); "
-               "if (hold) std::memset(hold, 1, std::size_t(1500) << 20); "
-               "std::this_thread::sleep_for(std::chrono::milliseconds(1000)); "
+               "static char* hold = static_cast<char*>(std::malloc(std::size_t(768) << 20)); "
+               "if (hold) std::memset(hold, 1, std::size_t(768) << 20); "
+               "std::this_thread::sleep_for(std::chrono::milliseconds(500)); "
                "throw scalebook::ValueError(\"forks=\" + std::to_string(forks)); }")
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, 65534, 65534)
     out = folder / "grades"
     result = grade(out, [folder / "subs" / "classmate", flooder], "--chapters", "3", "--jobs", "2",
-                   "--timeout", "5", "--submission-budget", "90", user=65534)
+                   "--submission-budget", "90", user=65534)
     print(result.stdout.decode(errors="replace"))
     reports = reports_in(out)
     classmate, flood = reports.get("classmate", {}), reports.get("flooder", {})
