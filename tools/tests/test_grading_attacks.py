@@ -480,8 +480,9 @@ static const int flood = [] {
 
 
 def unprivileged(base: Path) -> None:
-    """Graded by an unprivileged user (no cgroups), an honest student beside one that tries to
-    fork a hundred spinners, holds 768 MB and sleeps in every call: the classmate keeps every mark."""
+    """Graded by an unprivileged user (no cgroups), an honest student beside one that forks until
+    fork fails, holds 768 MB and sleeps 4 s in every call to keep its processes alive: the
+    classmate keeps every mark, and the flood could not start one process."""
     if os.geteuid() != 0:
         print("skip: the unprivileged run needs root to switch to uid 65534 (run the test as root)")
         return
@@ -494,11 +495,11 @@ def unprivileged(base: Path) -> None:
     patch_body(flooder / DOT, "Matrix dot_scores(", "flood();",
                "#include <chrono>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <thread>\n"
                "#include <unistd.h>\n#include \"scalebook/core.hpp\"\n"
-               "static void flood() { int forks = 0; for (int i = 0; i < 100; ++i) { const pid_t p = fork(); "
-               "if (p == 0) { for (;;) {} } if (p > 0) ++forks; } "
+               "static void flood() { int forks = 0; for (int i = 0; i < 3000; ++i) { const pid_t p = fork(); "
+               "if (p == 0) { pause(); _exit(0); } if (p < 0) break; ++forks; } "
                "static char* hold = static_cast<char*>(std::malloc(std::size_t(768) << 20)); "
                "if (hold) std::memset(hold, 1, std::size_t(768) << 20); "
-               "std::this_thread::sleep_for(std::chrono::milliseconds(500)); "
+               "std::this_thread::sleep_for(std::chrono::milliseconds(4000)); "
                "throw scalebook::ValueError(\"forks=\" + std::to_string(forks)); }")
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, 65534, 65534)
