@@ -480,16 +480,17 @@ static const int flood = [] {
 
 
 def unprivileged(base: Path) -> None:
-    """Graded by an unprivileged user (no cgroups), an honest student beside one that forks until
-    fork fails, holds 768 MB and sleeps 4 s in every call to keep its processes alive: the
-    classmate keeps every mark, and the flood could not start one process."""
+    """Graded by an unprivileged user (no cgroups), honest students beside one that forks until
+    fork fails, holds 768 MB and sleeps 2.5 s in every call to keep its processes alive: the
+    classmates keep every mark, and the flood could not start one process."""
     if os.geteuid() != 0:
         print("skip: the unprivileged run needs root to switch to uid 65534 (run the test as root)")
         return
     folder = base / "unprivileged"
     (folder / "subs").mkdir(parents=True)
     base.chmod(0o755)  # a temporary folder is its owner's alone
-    shutil.copytree(ROOT / "solutions" / CH3, folder / "subs" / "classmate" / CH3)
+    for name in ("classmate", "latecomer"):
+        shutil.copytree(ROOT / "solutions" / CH3, folder / "subs" / name / CH3)
     flooder = folder / "subs" / "flooder"
     shutil.copytree(ROOT / "solutions" / CH3, flooder / CH3)
     patch_body(flooder / DOT, "Matrix dot_scores(", "flood();",
@@ -499,18 +500,21 @@ def unprivileged(base: Path) -> None:
                "if (p == 0) { pause(); _exit(0); } if (p < 0) break; ++forks; } "
                "static char* hold = static_cast<char*>(std::malloc(std::size_t(768) << 20)); "
                "if (hold) std::memset(hold, 1, std::size_t(768) << 20); "
-               "std::this_thread::sleep_for(std::chrono::milliseconds(4000)); "
+               "std::this_thread::sleep_for(std::chrono::milliseconds(2500)); "
                "throw scalebook::ValueError(\"forks=\" + std::to_string(forks)); }")
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, 65534, 65534)
     out = folder / "grades"
-    result = grade(out, [folder / "subs" / "classmate", flooder], "--chapters", "3", "--jobs", "2",
-                   "--submission-budget", "90", user=65534)
+    # The flooder first: the classmate is graded beside it, the latecomer while it floods.
+    result = grade(out, [flooder, folder / "subs" / "classmate", folder / "subs" / "latecomer"], "--chapters", "3",
+                   "--jobs", "2", "--submission-budget", "150", user=65534)
     print(result.stdout.decode(errors="replace"))
     reports = reports_in(out)
     classmate, flood = reports.get("classmate", {}), reports.get("flooder", {})
-    expect(classmate.get("score") == classmate.get("max_score", -1) > 0,
-           f"unprivileged: the classmate keeps full marks beside a flood ({classmate.get('score')})")
+    for name in ("classmate", "latecomer"):
+        report = reports.get(name, {})
+        expect(report.get("score") == report.get("max_score", -1) > 0,
+               f"unprivileged: the {name} keeps full marks beside a flood ({report.get('score')})")
     flood_messages = messages(flood, "3.1") if flood else []
     counted = [m for m in flood_messages if "forks=" in m]
     expect(counted and all("forks=0" in m for m in counted),
