@@ -481,7 +481,7 @@ static const int flood = [] {
 
 def unprivileged(base: Path) -> None:
     """Graded by an unprivileged user (no cgroups), honest students beside one that forks until
-    fork fails, holds 768 MB and sleeps 2.5 s in every call to keep its processes alive: the
+    fork fails, holds 256 MB and sleeps 1.5 s in every call to keep its processes alive: the
     classmates keep every mark, and the flood could not start one process."""
     if os.geteuid() != 0:
         print("skip: the unprivileged run needs root to switch to uid 65534 (run the test as root)")
@@ -498,9 +498,9 @@ def unprivileged(base: Path) -> None:
                "#include <unistd.h>\n#include \"scalebook/core.hpp\"\n"
                "static void flood() { int forks = 0; for (int i = 0; i < 3000; ++i) { const pid_t p = fork(); "
                "if (p == 0) { pause(); _exit(0); } if (p < 0) break; ++forks; } "
-               "static char* hold = static_cast<char*>(std::malloc(std::size_t(768) << 20)); "
-               "if (hold) std::memset(hold, 1, std::size_t(768) << 20); "
-               "std::this_thread::sleep_for(std::chrono::milliseconds(2500)); "
+               "static char* hold = static_cast<char*>(std::malloc(std::size_t(256) << 20)); "
+               "if (hold) std::memset(hold, 1, std::size_t(256) << 20); "
+               "std::this_thread::sleep_for(std::chrono::milliseconds(1500)); "
                "throw scalebook::ValueError(\"forks=\" + std::to_string(forks)); }")
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, 65534, 65534)
