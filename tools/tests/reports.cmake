@@ -16,3 +16,19 @@ set(slurm_test "grading: Slurm runs an array with a concurrency limit and a depe
 add_test(NAME "${slurm_test}"
          COMMAND "${SCALEBOOK_DEBIAN_PYTHON}" "${CMAKE_CURRENT_LIST_DIR}/test_slurm.py")
 set_tests_properties("${slurm_test}" PROPERTIES LABELS "grading;slurm" TIMEOUT 180 SKIP_RETURN_CODE 77)
+
+# The feedback and class pages of a hostile class (markup, scripts, terminal escapes, bytes that
+# are not UTF-8, a 100 kB line, names with quotes), read back with html.parser: about a second.
+set(pages_test "grading: feedback and class pages show a submission's text as text")
+add_test(NAME "${pages_test}"
+         COMMAND "${SCALEBOOK_DEBIAN_PYTHON}" "${CMAKE_CURRENT_LIST_DIR}/test_pages.py")
+set_tests_properties("${pages_test}" PROPERTIES LABELS "grading;pages" TIMEOUT 60 SKIP_RETURN_CODE 77)
+
+# The same pages in headless Chromium at a phone's and a desktop's width: no submission's script
+# runs, the layout holds, the class page sorts. One browser, six page loads: about 5 s on a quiet
+# machine. Skipped (exit 77) without chromium, chromium-driver or python3-selenium.
+set(pages_browser_test "grading: feedback and class pages in a real browser (no submission script runs, layout, sorting)")
+add_test(NAME "${pages_browser_test}"
+         COMMAND "${SCALEBOOK_DEBIAN_PYTHON}" "${CMAKE_CURRENT_LIST_DIR}/test_pages_browser.py")
+set_tests_properties("${pages_browser_test}" PROPERTIES LABELS "grading;pages;browser" TIMEOUT 180
+                                                        SKIP_RETURN_CODE 77)
