@@ -74,6 +74,12 @@ def available(cluster: bool = True) -> str | None:
                 f"({INSTALL_HINT})")
     if cluster and os.geteuid() != 0:
         return "a local Slurm cluster needs root (slurmd runs jobs as their submitter)"
+    if cluster:
+        probe = subprocess.run([_which("unshare") or "unshare", "--pid", "--fork", "--kill-child",
+                                "--mount-proc", "true"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            return ("a local Slurm cluster runs in a PID namespace of its own, which cannot be made "
+                    f"here: {probe.stderr.strip() or probe.returncode}")
     return None
 
 
@@ -402,15 +408,17 @@ def _accounted(job_ids: list[int], env: dict) -> dict[str, Outcome]:
     return outcomes
 
 
-def wait(job_ids: list[int], *, env: dict, timeout: float | None = None,
+def wait(job_ids: list[int], *, env: dict | None = None, timeout: float | None = None,
          poll: float = 0.2, max_poll: float = 10.0) -> dict[str, Outcome]:
     """Waits until none of these jobs (array jobs with all their tasks) is pending, running or
     completing, then returns how each job and task ended: {'12_0': Outcome(...), ..., '13': ...}.
+    env: the Slurm commands' environment (LocalCluster.env; os.environ by default).
     Polls squeue, from every `poll` seconds up to every `max_poll` (a big class waits long; a
     cluster's scheduler should not be asked every fraction of a second). SlurmError after
     `timeout` seconds."""
     if not job_ids or not all(isinstance(j, int) for j in job_ids):
         raise SlurmError(f"wait: job_ids must be a non-empty list of job ids, not {job_ids!r:.200}")
+    env = dict(os.environ) if env is None else env
     deadline = None if timeout is None else time.monotonic() + timeout
     ids = ",".join(map(str, job_ids))
     while True:

@@ -7,9 +7,11 @@ by this test in a scratch folder:
     starts after the last task ended; never more than 2 tasks run at once, and 2 do; wait() reports
     each task's state and exit code;
   - then, on the same cluster, leaving the with-block by an exception while a job runs ends every
-    process the cluster started, the job included; a cluster that fails to start (a bad slurm.conf line, a start time-out) leaves no
-    process behind;
-  - submit_array refuses bad arguments before anything is submitted.
+    process the cluster started, the job included; so does SIGKILL to the process that started
+    another cluster; a cluster that fails to start (a bad slurm.conf line, a start time-out)
+    leaves no process behind;
+  - submit_array refuses bad arguments before anything is submitted; available() names the
+    packages that are missing.
 
 Exit status 77 (CTest's skip) with a message naming the packages when Slurm or root is missing.
 """
@@ -161,6 +163,44 @@ def check_stopped_mid_job(cluster: slurm.LocalCluster, work: Path) -> list[int]:
     return pids
 
 
+# Run in a child process by check_killed_starter: a cluster with a running job, its processes
+# written to a file, then waiting to be killed.
+STARTER = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from scalebook import slurm
+scratch, work, report = Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
+with slurm.LocalCluster(scratch) as cluster:
+    slurm.submit_array([["/bin/sh", "-c", f"touch {work}/started; exec sleep 300"]], env=cluster.env,
+                       workdir=work, concurrency=1, sbatch_options=[], then=["true"])
+    while not (work / "started").exists():
+        time.sleep(0.05)
+    report.write_text(" ".join(map(str, cluster.pids())))
+    time.sleep(300)
+"""
+
+
+def check_killed_starter(scratch: Path, work: Path) -> None:
+    """SIGKILL to the process that started a cluster (no exit handler runs) still ends the cluster."""
+    report = work / "pids"
+    starter = subprocess.Popen([sys.executable, "-c", STARTER, str(Path(slurm.__file__).parents[1]),
+                                str(scratch), str(work), str(report)])
+    deadline = time.monotonic() + 60
+    while not report.exists() and starter.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pids = [int(p) for p in report.read_text().split()] if report.exists() else []
+    starter.kill()
+    starter.wait()
+    deadline = time.monotonic() + 5
+    while any(slurm._alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = [p for p in pids if slurm._alive(p)]
+    expect(bool(pids) and not alive, f"SIGKILL to the process that started the cluster ends its {len(pids)} "
+                                     f"processes, the running job's included, within 5 s (alive: {alive})")
+    expect(not leftovers(scratch), "no process names that cluster's folder afterwards")
+
+
 def check_failed_start(scratch: Path, what: str, **options) -> None:
     started = time.monotonic()
     try:
@@ -175,12 +215,30 @@ def check_failed_start(scratch: Path, what: str, **options) -> None:
     expect(not leftovers(scratch), f"{what} leaves no process behind")
 
 
+def check_missing_named() -> None:
+    """Where the programs are missing, available() names their Debian packages."""
+    which = slurm._which
+    slurm._which = lambda program: None if program in ("slurmd", "munged") else which(program)
+    try:
+        reason = slurm.available() or ""
+        client_only = slurm.available(cluster=False)
+    finally:
+        slurm._which = which
+    expect("slurmd" in reason and "munge" in reason and "slurmctld" not in reason
+           and "apt-get install -y slurm-wlm munge" in reason,
+           f"without slurmd and munged, available() names their packages: {reason}")
+    expect(client_only is None, "submitting needs only the client commands (available(cluster=False))")
+
+
 def main() -> int:
+    check_missing_named()
+    check_arguments()
+    if failures:
+        return 1
     reason = slurm.available()
     if reason:
         print(f"skipped: {reason}")
         return SKIP
-    check_arguments()
     with tempfile.TemporaryDirectory(prefix="scalebook-slurm-") as temporary:
         root = Path(temporary)
         root.chmod(0o755)  # munged wants every folder above its socket open to all
@@ -203,6 +261,8 @@ def main() -> int:
         expect(bool(pids) and not alive, f"an exception in the with-block ends all {len(pids)} processes of "
                                          f"the cluster, the running job's included (still alive: {alive})")
         expect(not leftovers(root / "cluster"), "no process names the cluster's folder afterwards")
+        (root / "work2").mkdir()
+        check_killed_starter(root / "cluster4", root / "work2")
         check_failed_start(root / "cluster2", "a bad slurm.conf line", extra_config=["NoSuchOption=1"])
         check_failed_start(root / "cluster3", "a start time-out", start_seconds=0.05)
     print(f"{len(failures)} failed" if failures else "Slurm: every expectation holds")
