@@ -52,6 +52,11 @@ class PagesError(Exception):
 
 # --- text from a submission, made visible -----------------------------------------------------
 
+# Every character that might be shown as an escape; _shown_as_escape decides (printable ASCII,
+# newline and tab never are).
+CANDIDATES = re.compile(r"[^\n\t\x20-\x7e]")
+
+
 def _shown_as_escape(char: str) -> bool:
     if char in "\n\t":
         return False
@@ -95,11 +100,11 @@ def visible(value, chars: int = MESSAGE_CHARS, lines: int = MESSAGE_LINES) -> "M
     character as a marked escape (<span class="esc">\\x1b</span>), cut to chars/lines."""
     text, note = _cut(_as_text(value), chars, lines)
     parts, start = [], 0
-    for index, char in enumerate(text):
-        if _shown_as_escape(char):
-            parts.append(escape(text[start:index]))
-            parts.append(Markup('<span class="esc">{}</span>').format(_escape_code(char)))
-            start = index + 1
+    for match in CANDIDATES.finditer(text):
+        if _shown_as_escape(match.group()):
+            parts.append(escape(text[start:match.start()]))
+            parts.append(Markup('<span class="esc">{}</span>').format(_escape_code(match.group())))
+            start = match.end()
     parts.append(escape(text[start:]))
     if note:
         parts.append(Markup('<span class="cut">{}</span>').format(note))
@@ -214,8 +219,9 @@ def _exercise_key(exercise: str) -> tuple:
     return (0, [int(p) for p in parts]) if parts else (1, exercise)
 
 
-def _grouped(report: dict, context: dict) -> list[dict]:
-    """The report's tests as chapters (context order first, then any other) of exercises."""
+def _grouped(report: dict, context: dict, details: bool = True) -> list[dict]:
+    """The report's tests as chapters (context order first, then any other) of exercises; without
+    details, only points and verdicts (what the class page shows)."""
     known = {c["folder"]: c for c in context.get("chapters", [])}
     exercise_info = {e["id"]: e for c in context.get("chapters", []) for e in c["exercises"]}
     chapters: dict[str, dict[str, list[dict]]] = {c: {} for c in known}
@@ -233,7 +239,7 @@ def _grouped(report: dict, context: dict) -> list[dict]:
         rows = []
         for exercise in ordered:
             tests = exercises.get(exercise, [])
-            rows.append(_exercise_view(exercise, tests, exercise_info.get(exercise)))
+            rows.append(_exercise_view(exercise, tests, exercise_info.get(exercise), details))
         result.append({"folder": visible(folder, NAME_CHARS), "anchor": f"chapter-{len(result) + 1}",
                        "title": visible(info.get("title", folder), NAME_CHARS),
                        "short": f"Ch. {info['number']}" if info else visible(folder, 40),
@@ -247,9 +253,15 @@ def _tests_of(exercises: dict[str, list[dict]]) -> list[dict]:
     return [t for tests in exercises.values() for t in tests]
 
 
-def _exercise_view(exercise: str, tests: list[dict], info: dict | None) -> dict:
+def _exercise_view(exercise: str, tests: list[dict], info: dict | None, details: bool = True) -> dict:
     statuses = [_as_text(t.get("status")) for t in tests]
     passed = bool(tests) and all(s == "passed" for s in statuses)
+    view = {"id": visible(exercise, 40), "function": visible(info["function"], NAME_CHARS) if info else "",
+            "passed": passed, "checks": len(tests),
+            "points": sum(_number(t.get("points")) for t in tests),
+            "max_points": sum(_number(t.get("max_points")) for t in tests)}
+    if not details:
+        return view
     failures, compile_errors, seen = [], [], set()
     for test in tests:
         if _as_text(test.get("status")) == "passed":
@@ -282,16 +294,13 @@ def _exercise_view(exercise: str, tests: list[dict], info: dict | None) -> dict:
     else:
         worst = next((s for s in STATUSES[::-1] if s in statuses), "failed")
         summary = worst
-    return {"id": visible(exercise, 40), "hint_id": visible_plain(exercise, 40),
-            "function": visible(info["function"], NAME_CHARS) if info else "",
-            "passed": passed, "summary": visible(summary, 40), "summary_class": _status_class(summary),
-            "points": sum(_number(t.get("points")) for t in tests),
-            "max_points": sum(_number(t.get("max_points")) for t in tests),
-            "checks": len(tests), "checks_passed": statuses.count("passed"),
-            "passed_names": [visible(t.get("name"), NAME_CHARS) for t in tests if t.get("status") == "passed"],
-            "failures": failures, "compile_errors": compile_errors,
-            "hint": _code_spans(hint) if hint and not passed else None,
-            "advice": advice if not passed else []}
+    return dict(view, hint_id=visible_plain(exercise, 40),
+                summary=visible(summary, 40), summary_class=_status_class(summary),
+                checks_passed=statuses.count("passed"),
+                passed_names=[visible(t.get("name"), NAME_CHARS) for t in tests if t.get("status") == "passed"],
+                failures=failures, compile_errors=compile_errors,
+                hint=_code_spans(hint) if hint and not passed else None,
+                advice=advice if not passed else [])
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -300,12 +309,19 @@ def _environment(function: str) -> "jinja2.Environment":
     if jinja2 is None:
         raise PagesError(f"{function}: writing pages needs Jinja2 (Debian's python3-jinja2: "
                          "apt-get install -y python3-jinja2), for Debian's /usr/bin/python3")
+    return _templates()
+
+
+@functools.lru_cache(maxsize=1)
+def _templates() -> "jinja2.Environment":
+    """One environment for the process: each template is compiled once, not once per page."""
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                                      undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     environment.filters["points"] = _points
     return environment
 
 
+@functools.lru_cache(maxsize=None)
 def _asset(name: str) -> tuple["Markup", str]:
     """Our own style or script, as markup, and its CSP hash."""
     text = (TEMPLATES / name).read_text()
@@ -372,7 +388,7 @@ def render_class_page(reports: list[dict], context: dict) -> str:
     environment = _environment(function)
     script, script_hash = _asset("sort.js")
     ordered = sorted(reports, key=lambda r: functools.cmp_to_key(natural_order)(visible_plain(r["submission"])))
-    students = [(report, _grouped(report, context)) for report in ordered]
+    students = [(report, _grouped(report, context, details=False)) for report in ordered]
     # The columns: the context's chapters, then any other a report names; each chapter's maximum is
     # the largest any report gives it (a refused submission's report has no tests).
     columns: dict[str, dict] = {}
