@@ -106,9 +106,11 @@ class LocalCluster:
             array, merge = submit_array(commands, env=cluster.env, workdir=..., ...)
 
     scratch (a fresh or empty folder) receives a MUNGE key and socket of its own, slurm.conf
-    (ports picked free, state, spool, logs and pid files under scratch), and the daemons' logs.
-    `extra_config` lines are appended to slurm.conf. The node offers `cpus` CPUs whatever the machine has, so that a test's concurrency limit, not
-    the CPU count, bounds how many tasks run at once. `env` is os.environ with SLURM_CONF set."""
+    (ports picked free, state, spool, logs and pid files under scratch), and the daemons' logs;
+    `extra_config` lines are appended to slurm.conf. The node offers `cpus` CPUs whatever the
+    machine has, so that a test's concurrency limit, not the CPU count, bounds how many tasks run
+    at once. `env` is os.environ with SLURM_CONF set. Every folder above scratch must be open to
+    all users (munged's rule for its socket)."""
 
     def __init__(self, scratch: Path, cpus: int = 8, extra_config: list[str] = (),
                  start_seconds: float = START_SECONDS):
