@@ -46,7 +46,7 @@ FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT
 # Options submit_array sets itself: passing them in sbatch_options would change what it promises.
 OWN_OPTIONS = ("--array", "--dependency", "--wrap", "--parsable", "--kill-on-invalid-dep")
 OWN_SHORT_OPTIONS = ("-a", "-d")
-START_SECONDS = 30.0  # LocalCluster gives up (and stops what it started) after this long
+START_SECONDS = 60.0  # LocalCluster gives up (and stops what it started) after this long
 
 
 class SlurmError(Exception):

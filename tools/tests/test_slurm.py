@@ -182,7 +182,8 @@ with slurm.LocalCluster(scratch) as cluster:
 
 
 def check_killed_starter(scratch: Path, work: Path) -> None:
-    """SIGKILL to the process that started a cluster (no exit handler runs) still ends the cluster."""
+    """SIGKILL to the process that started a cluster (no exit handler runs) still ends the cluster
+    (on a quiet machine within a fraction of a second)."""
     report = work / "pids"
     starter = subprocess.Popen([sys.executable, "-c", STARTER, str(Path(slurm.__file__).parents[1]),
                                 str(scratch), str(work), str(report)])
@@ -192,12 +193,12 @@ def check_killed_starter(scratch: Path, work: Path) -> None:
     pids = [int(p) for p in report.read_text().split()] if report.exists() else []
     starter.kill()
     starter.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 10
     while any(slurm._alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     alive = [p for p in pids if slurm._alive(p)]
     expect(bool(pids) and not alive, f"SIGKILL to the process that started the cluster ends its {len(pids)} "
-                                     f"processes, the running job's included, within 5 s (alive: {alive})")
+                                     f"processes, the running job's included, within 10 s (alive: {alive})")
     expect(not leftovers(scratch), "no process names that cluster's folder afterwards")
 
 
