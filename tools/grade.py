@@ -540,11 +540,14 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
     pages = pages_module()
     if pages is None:
         return
-    context = pages.make_context(ROOT, chapters, commit=commit)
-    for report in feedback_for:
-        if not report.get("refused"):
-            pages.write_feedback(report, out_dir / report["submission"] / "feedback.html", context)
-    pages.write_class_page(reports, out_dir / "index.html", context)
+    try:  # the grades are written already: a page that cannot be made is said, never the run's end
+        context = pages.make_context(ROOT, chapters, commit=commit)
+        for report in feedback_for:
+            if not report.get("refused"):
+                pages.write_feedback(report, out_dir / report["submission"] / "feedback.html", context)
+        pages.write_class_page(reports, out_dir / "index.html", context)
+    except Exception as error:
+        log(f"grade: the pages were not written: {safe_text(str(error))}")
 
 
 # --- the command --------------------------------------------------------------------------------
