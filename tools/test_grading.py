@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -72,6 +73,17 @@ def make_fixtures(base: Path) -> dict[str, Path]:
     patch(from_solutions("prints-pass") / CH4_FILE, "BoolMatrix causal_mask(",
           'std::puts("[doctest] Status: SUCCESS!"); std::fflush(stdout); std::_Exit(0);',
           include="#include <cstdio>\n#include <cstdlib>")
+
+    # A helper copied between two files: costs those two exercises only.
+    for name in ("ex1_dot_scores.cpp", "ex2_scaled_scores.cpp"):
+        path = (made.get("helper") or from_solutions("helper")) / CH3 / name
+        text = path.read_text()
+        at = text.index("namespace scalebook::ch03 {")
+        path.write_text(text[:at] + "double helper(double x) { return 2 * x; }\n" + text[at:])
+
+    # 3.1 does not compile: 3.2, whose file calls dot_scores, cannot run.
+    with open(from_solutions("dependency") / CH3_DOT, "a") as out:
+        out.write("\nint broken = ;\n")
 
     # Edits its tests and build files to pass everything; its exercises are the stubs.
     hostile = base / "edits-tests"
@@ -147,6 +159,9 @@ def main() -> int:
                "an exercise file that does not compile: its checks are compile_error")
         expect(all("error" in t["message"] and "ex5_row_entropy.cpp" in t["message"] for t in ex5),
                "compile_error carries the compiler's first error in the student's file")
+        expect(all(t.get("line", 0) > 0 and "this line is not C++" in t.get("source_line", "") for t in ex5),
+               "compile_error names the line and shows the student's line")
+        expect(all(t.get("hint") for t in ex5), "a failed check carries its exercise's first hint")
         others = [t for t in broken["tests"] if not t["exercise"].startswith("3.5")]
         expect(all(t["status"] == "passed" for t in others),
                "the chapter's other exercises and the other chapter keep their points")
@@ -171,6 +186,23 @@ def main() -> int:
                    for t in by_exercise(early, "3.5")), "exit(0) inside an exercise fails its checks")
         expect(all(t["status"] == "passed" for t in by_exercise(early, "3.1")), "other exercises still pass")
 
+        helper = reports["helper"]
+        wanted = ("3.1 and 3.2 both define helper(double) (exercises/03-attention-scaling/ex1_dot_scores.cpp and "
+                  "exercises/03-attention-scaling/ex2_scaled_scores.cpp): make it static, or put it in an unnamed "
+                  "namespace, in each file")
+        expect(all(t["status"] == "compile_error" and t["message"] == wanted
+                   for t in by_exercise(helper, "3.1") + by_exercise(helper, "3.2")),
+               f"a helper defined in two files costs those two: {by_exercise(helper, '3.1')[0]['message']}")
+        expect(all(t["status"] == "passed" for t in helper["tests"] if t["exercise"] not in ("3.1", "3.2")),
+               "every other exercise keeps its verdict")
+        dependency = reports["dependency"]
+        expect(all(t["status"] == "not_run" and t["message"].startswith(
+                   "not run: 3.1 does not compile \u2014 exercises/03-attention-scaling/ex1_dot_scores.cpp:")
+                   for t in by_exercise(dependency, "3.2")),
+               f"an exercise calling one that does not compile is not run: {by_exercise(dependency, '3.2')[0]['message']}")
+        expect(all(t["status"] == "passed" for t in by_exercise(dependency, "3.3") + by_exercise(dependency, "4.")),
+               "exercises that do not call it keep their verdicts")
+
         fake = reports["prints-pass"]
         expect(all(t["status"] != "passed" for t in by_exercise(fake, "4.1")), "printing a fake success earns nothing")
 
@@ -189,12 +221,26 @@ def main() -> int:
 
         junit = ET.parse(out / "crashes" / "junit.xml").getroot()
         expect(len(junit.findall("testcase")) == len(crashes["tests"]), "junit.xml has one testcase per check")
-        expect(len(junit.findall("testcase/error")) == sum(t["status"] in ("crashed", "timed_out", "compile_error")
+        expect(len(junit.findall("testcase/error")) == sum(t["status"] in ("crashed", "timed_out", "compile_error",
+                                                                           "not_run")
                                                           for t in crashes["tests"]), "crashes are junit errors")
 
         # Bounded time: every hung check is stopped at the timeout.
-        expect(elapsed < 300, f"grading 8 submissions took {elapsed:.0f} s")
+        expect(elapsed < 300, f"grading {len(fixtures)} submissions took {elapsed:.0f} s")
         print(f"graded {len(fixtures)} fixture submissions in {elapsed:.1f} s")
+
+        # The CTest tree: one check of one student again, with nothing but CTest.
+        again = subprocess.run(["ctest", "--test-dir", str(out), "-R", r"crashes/.*3\.1 dot scores of the worked",
+                                "--output-on-failure"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(again.stdout[-1500:])
+        expect("crashes/03-attention-scaling/3.1 dot scores of the worked example" in again.stdout and
+               "SIGSEGV" in again.stdout and "1 tests failed out of 3" in again.stdout,
+               "ctest -R re-runs one check of one submission (with its start and build fixtures) and shows why")
+        chapter = subprocess.run(["ctest", "--test-dir", str(out), "-L", "^ch04$", "-j", "2"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        runs = re.findall(r"Test +#\d+: (\S+)/04-causal-masking/4\.", chapter.stdout)
+        expect(len(set(runs)) == len(fixtures) and "/03-attention-scaling/3." not in chapter.stdout,
+               f"ctest -L ch04 regrades chapter 4 of every submission and nothing else ({len(set(runs))})")
     return finish()
 
 

@@ -13,7 +13,7 @@ from .ui import Progress, bold, say
 # PyTorch comparisons add their own (see `extra` and .ci/run).
 PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "doctest-dev", "libeigen3-dev", "doxygen",
             "graphviz", "libjs-mathjax", "doxygen-awesome-css", "gnuplot-nox", "python3", "ccache",
-            "util-linux", "bubblewrap"]
+            "util-linux", "bubblewrap", "python3-seccomp"]
 
 
 class PackageError(Exception):

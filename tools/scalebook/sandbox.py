@@ -1,103 +1,245 @@
-"""The box a submission's code runs in, for grading: bubblewrap (Debian's bwrap) gives it its own
-user, mount, PID, network, IPC and UTS namespaces; it sees a read-only /usr, the contract headers
-and lib's headers, its own sources or objects, and a small private /tmp; nothing of the grader's
-tree, no other submission, no host /tmp, no sockets, no network. Everything it starts dies with it
-(PID namespace). Limits: wall time (the caller's), CPU time, address space and file size per process
-(prlimit), and, where the grader may create cgroups (root), memory and process count for the whole
-box."""
+"""The box a submission's code runs in, for grading (Debian's bubblewrap, bwrap).
+
+Every compile, link and worker run happens in a box with its own user (uid 65534 in a user namespace
+of its own), mount, PID, network, IPC and UTS namespaces and no capabilities. It sees a read-only
+/usr, the folders the caller binds, a private /tmp of a fixed size and a read-only /dev; nothing of
+the grader's tree, no other submission, no host /tmp, no sockets, no network. Everything it starts
+dies with it (PID namespace; bwrap dies with its parent).
+
+Nothing of the host reaches the box's view of itself: bwrap starts with an empty environment and
+reads its arguments from a file descriptor (`--args FD`), so /proc/1/environ is empty and
+/proc/1/cmdline is "bwrap --args N" inside every box.
+
+Limits (see Limits): per process CPU time, address space, file size, no core dumps (prlimit). For the
+whole box:
+- as root, a cgroup per box (v1 memory, pids and cpu controllers): memory including its tmpfs,
+  processes, and at most one CPU's worth of time across all of its processes;
+- as any user, the worker box runs one process only (a seccomp filter makes fork, vfork, clone and
+  clone3 fail), so its address-space limit bounds its memory and it uses at most one CPU; compile
+  boxes count their processes in their own user namespace (RLIMIT_NPROC set inside the box counts
+  that box alone, not every process of the grading user).
+"""
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import os
+import shlex
 import shutil
 import subprocess
 import time
 import uuid
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids", "cpu")
+BWRAP = "/usr/bin/bwrap"
+PRLIMIT = "/usr/bin/prlimit"
+ENV = "/usr/bin/env"
+ARGS_FD, SECCOMP_FD = 5, 6  # the worker's pipes are 3 and 4 (lib/remote/client.cpp)
 
 
 class SandboxUnavailable(Exception):
-    """No bubblewrap, or no user namespaces: grading refuses to run rather than run unboxed."""
+    """No bubblewrap, no user namespaces or no seccomp module: grading refuses to run unboxed."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one box may use. Instructors change them with ./workbook grade's options."""
+    cpu_seconds: int = 5          # CPU time per process (a compile's: compile_seconds)
+    memory_mb: int = 2048         # address space per process
+    box_memory_mb: int = 3072     # the whole box's memory, tmpfs included (cgroup, as root)
+    processes: int = 64           # processes in one box
+    file_mb: int = 64             # largest file a process may write
+    tmp_mb: int = 64              # the box's private /tmp (tmpfs)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
 
 
 def check_available() -> None:
-    if shutil.which("bwrap") is None:
+    if shutil.which("bwrap") is None or not Path(BWRAP).exists():
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
-    probe = subprocess.run(["bwrap", "--unshare-all", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib",
-                            "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-                            "--", "/usr/bin/true"], capture_output=True, text=True)
+    if importlib.util.find_spec("seccomp") is None:  # Debian's python3-seccomp
+        raise SandboxUnavailable("python3-seccomp is not installed (the worker's no-fork filter): "
+                                 "apt-get install python3-seccomp")
+    probe = subprocess.run([shutil.which("bwrap"), "--unshare-all", "--ro-bind", "/usr", "/usr",
+                            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                            "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"],
+                           capture_output=True, text=True, env={})
     if probe.returncode != 0:
         raise SandboxUnavailable("bubblewrap cannot create its namespaces here "
                                  f"({probe.stderr.strip() or probe.returncode}); grading refuses to "
                                  "run without a sandbox")
 
 
-class Box:
-    """One submission's box: a private folder on the host (created fresh, removed by the caller)
-    and the cgroups that bound it as a whole, when they can be made."""
+def write_no_fork_filter(path: Path) -> None:
+    """A seccomp program (BPF, for bwrap --seccomp) under which fork, vfork, clone and clone3 fail
+    with EPERM; any other architecture's system calls (i386, x32) kill the process."""
+    import errno
 
-    def __init__(self, folder: Path, memory_mb: int = 3072, processes: int = 64):
-        self.folder = folder
-        self.folder.mkdir(parents=True, exist_ok=False)
-        self.cgroups: list[Path] = []
-        name = f"scalebook-{uuid.uuid4().hex[:12]}"
-        for controller, settings in (("memory", {"memory.limit_in_bytes": str(memory_mb << 20)}),
-                                     ("pids", {"pids.max": str(processes)})):
+    import seccomp
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for call in ("fork", "vfork", "clone", "clone3"):
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
+    with open(path, "wb") as out:
+        rules.export_bpf(out)
+
+
+def cgroups_possible() -> bool:
+    return os.geteuid() == 0 and all((CGROUP_ROOT / c).is_dir() for c in CONTROLLERS)
+
+
+class Cgroups:
+    """One box's cgroups (v1), when the grader may make them (root): memory (tmpfs included), pids,
+    and one CPU's worth of time. Processes join with join_lines() in a launcher or enter() as a
+    preexec_fn; close() kills whatever is left and removes them."""
+
+    def __init__(self, limits: Limits):
+        self.groups: list[Path] = []
+        if not cgroups_possible():
+            return
+        name = f"scalebook-{uuid.uuid4().hex[:16]}"
+        settings = {"memory": {"memory.limit_in_bytes": str(limits.box_memory_mb << 20)},
+                    "pids": {"pids.max": str(limits.processes)},
+                    "cpu": {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "100000"}}
+        for controller in CONTROLLERS:
             group = CGROUP_ROOT / controller / name
             try:
                 group.mkdir()
-                for key, value in settings.items():
+                self.groups.append(group)
+                for key, value in settings[controller].items():
                     (group / key).write_text(value)
-                self.cgroups.append(group)
             except OSError:
-                try:
-                    group.rmdir()
-                except OSError:
-                    pass
-        self.whole_box_limits = len(self.cgroups) == 2
+                self.close()
+                self.groups = []
+                return
+
+    @property
+    def whole_box(self) -> bool:
+        return len(self.groups) == len(CONTROLLERS)
+
+    def join_lines(self) -> str:
+        return "".join(f"echo $$ > {group}/cgroup.procs || exit 125\n" for group in self.groups)
+
+    def enter(self) -> None:
+        for group in self.groups:
+            (group / "cgroup.procs").write_text(str(os.getpid()))
 
     def close(self) -> None:
-        for group in self.cgroups:
-            procs = group / "cgroup.procs"
-            try:
-                for pid in procs.read_text().split():
-                    os.kill(int(pid), 9)
-            except OSError:
-                pass
-            for _ in range(50):
+        for group in self.groups:
+            for _ in range(100):
+                try:
+                    for pid in (group / "cgroup.procs").read_text().split():
+                        os.kill(int(pid), 9)
+                except OSError:
+                    pass
                 try:
                     group.rmdir()
                     break
+                except FileNotFoundError:
+                    break
                 except OSError:
-                    time.sleep(0.05)
-        shutil.rmtree(self.folder, ignore_errors=True)
+                    time.sleep(0.01)
 
-    def enter(self) -> None:
-        """preexec_fn: the process (and so the whole box) joins the box's cgroups."""
-        for group in self.cgroups:
+
+def sweep_cgroups(older_than: float = 3600) -> None:
+    """Removes boxes' cgroups left empty by steps that were killed outright (ctest's --timeout
+    sends SIGKILL): rmdir fails on any that still holds a process; recent ones are left alone."""
+    if not cgroups_possible():
+        return
+    now = time.time()
+    for controller in CONTROLLERS:
+        for group in (CGROUP_ROOT / controller).glob("scalebook-*"):
             try:
-                (group / "cgroup.procs").write_text(str(os.getpid()))
+                if now - group.stat().st_mtime > older_than:
+                    group.rmdir()
             except OSError:
                 pass
 
 
-def command(binds: list[tuple[str, Path | str, str]], argv: list[str], *, cpu_seconds: int,
-            memory_mb: int = 2048, file_mb: int = 64, tmp_mb: int = 64, processes: int = 64) -> list[str]:
-    """The command line that runs ARGV in a box. BINDS: (mode, host path, box path), mode "ro" or
-    "rw". Limits are per process (prlimit); the Box's cgroups bound the box as a whole."""
-    limits = ["prlimit", f"--cpu={cpu_seconds}", f"--as={memory_mb << 20}", f"--fsize={file_mb << 20}",
-              "--core=0"]
-    if os.geteuid() != 0:  # RLIMIT_NPROC binds only non-root users (root: the pids cgroup does)
-        limits.append(f"--nproc={processes + 512}")  # counts every process of the user
-    box = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+def outer_limits(limits: Limits) -> list[str]:
+    """prlimit's arguments for a box's processes (set before bwrap, inherited by all of them)."""
+    return [PRLIMIT, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_mb << 20}",
+            f"--fsize={limits.file_mb << 20}", "--core=0", "--"]
+
+
+def box_arguments(binds: list[tuple[str, Path | str, str]], argv: list[str], limits: Limits, *,
+                  count_processes: bool = True) -> list[str]:
+    """bwrap's arguments (for --args FD) that run ARGV in a box. BINDS: (mode, host path, box path),
+    mode "ro" or "rw". COUNT_PROCESSES: set RLIMIT_NPROC inside the box, where the box's own user
+    namespace makes it count this box's processes alone (not needed where seccomp forbids fork)."""
+    box = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--uid", "65534", "--gid", "65534", "--hostname", "box",
            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
            "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-           "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp",
+           "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+           "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp",
            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
            "--setenv", "LC_ALL", "C"]
     for mode, host, inside in binds:
         box += ["--ro-bind" if mode == "ro" else "--bind", str(host), inside]
     box += ["--chdir", "/tmp", "--"]
-    return [*limits, "--", *box, *argv]
+    if count_processes:
+        box += [PRLIMIT, f"--nproc={limits.processes}", "--"]
+    return box + list(argv)
+
+
+def write_arguments(path: Path, arguments: list[str]) -> list[str]:
+    """Writes bwrap's options (up to the "--") to PATH, for --args; returns the rest, the command in
+    box paths, which stays on bwrap's command line (bwrap takes no command from an --args file)."""
+    cut = arguments.index("--")
+    path.write_bytes(b"".join(a.encode() + b"\0" for a in arguments[:cut]))
+    return arguments[cut:]
+
+
+def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float,
+        cgroups: Cgroups | None = None, seccomp_file: Path | None = None,
+        keep: int = 20000) -> tuple[int, bytes]:
+    """Runs COMMAND in the box ARGUMENTS_FILE describes (see write_arguments) and returns (exit
+    status, the last KEEP bytes of its output); 124 when it ran past TIMEOUT seconds of wall time
+    (the box is killed)."""
+    with open(arguments_file, "rb") as args, open(seccomp_file or os.devnull, "rb") as rules:
+        options = ["--args", str(args.fileno())]
+        if seccomp_file is not None:
+            options = ["--seccomp", str(rules.fileno()), *options]
+
+        def prepare() -> None:
+            die_with_parent()
+            if cgroups is not None:
+                cgroups.enter()
+
+        process = subprocess.Popen([*outer_limits(limits), BWRAP, *options, *command],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   env={}, pass_fds=(args.fileno(), rules.fileno()), preexec_fn=prepare)
+        try:
+            output, _ = process.communicate(timeout=timeout)
+            return process.returncode, output[-keep:]
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return 124, b""
+
+
+def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccomp_file: Path,
+                    limits: Limits) -> None:
+    """A script that starts the worker box. The checks process runs it for each worker it starts,
+    with the worker's pipes on fds 3 and 4: it joins the cgroups the check's step made (named in
+    SCALEBOOK_BOX_CGROUPS, as root), then bwrap, with an empty environment, reads its options and
+    the no-fork filter from files it opens afresh each time."""
+    path.write_text("#!/bin/sh\n"
+                    'for group in $SCALEBOOK_BOX_CGROUPS; do echo $$ > "$group/cgroup.procs" || exit 125; done\n'
+                    f"exec {ENV} -i {' '.join(outer_limits(limits))} {BWRAP} --seccomp {SECCOMP_FD} "
+                    f"--args {ARGS_FD} {ARGS_FD}<{shlex.quote(str(arguments_file))} "
+                    f"{SECCOMP_FD}<{shlex.quote(str(seccomp_file))} {shlex.join(command)}\n")
+    path.chmod(0o755)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: this process is killed when the one that started it dies, however it dies
+    (a test runner's SIGKILL included). For preexec_fn."""
+    _libc.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL

@@ -2,24 +2,31 @@
 """The grader attacked as its most motivated student would: each attack is a submission graded
 beside an honest one. Afterwards the honest one has full marks, every attacker has only what it
 earned, the instructor's tree and the reports are as they were (also a few seconds later), and no
-process of any submission is left running. Grading also refuses to run without its sandbox."""
+process of any submission is left running. Grading also refuses to run without its sandbox.
+
+Three runs: the class as root (cgroups), an honest student beside one who floods processes,
+memory and CPU graded by an unprivileged user (no cgroups: seccomp and per-box user namespaces
+must hold), and a submission whose files take forever to compile (the compile budget)."""
 from __future__ import annotations
 
 import csv
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CH3, CH4 = "03-attention-scaling", "04-causal-masking"
 DOT = f"{CH3}/ex1_dot_scores.cpp"
+CH3_ENTROPY = f"{CH3}/ex5_row_entropy.cpp"
 failures: list[str] = []
 
 
@@ -48,17 +55,58 @@ def prepend(path: Path, text: str) -> None:
     path.write_text(text + "\n" + path.read_text())
 
 
-def workers_running(run: str) -> list[str]:
-    """Processes of the grading run RUN (its workers are /worker-RUN in their boxes)."""
+def processes_mentioning(text: str) -> list[str]:
+    """Processes whose command line holds TEXT (a grading run's steps name its output folder)."""
     found = []
     for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
+        if proc.name.isdigit() and int(proc.name) != os.getpid():
             try:
-                if (proc / "cmdline").read_bytes().split(b"\0")[0] == f"/worker-{run}".encode():
+                if text.encode() in (proc / "cmdline").read_bytes():
                     found.append(proc.name)
             except OSError:
                 pass
     return found
+
+
+def throwing(path: Path, function_line: str, message_code: str, includes: str = "") -> None:
+    """Makes the function whose definition starts FUNCTION_LINE throw ValueError(MESSAGE_CODE)
+    first thing (MESSAGE_CODE is a C++ std::string expression)."""
+    lines = path.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(function_line))
+    while not lines[at].rstrip().endswith("{"):
+        at += 1
+    lines.insert(at + 1, f"  throw scalebook::ValueError({message_code});")
+    path.write_text(includes + "\n" + "\n".join(lines) + "\n")
+
+
+# The grader attacked: this tree's, or another's (SCALEBOOK_GRADER=OTHER/tools/grade.py, to show what
+# an older grader let through; options it does not know are left out).
+GRADER = Path(os.environ.get("SCALEBOOK_GRADER", ROOT / "tools" / "grade.py"))
+
+
+def grade(out: Path, submissions: list[Path], *options: str, user: int | None = None,
+          env: dict | None = None, timeout: float = 1200) -> subprocess.CompletedProcess:
+    prefix = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--"] if user is not None else []
+    known = subprocess.run(["/usr/bin/python3", str(GRADER), "--help"], capture_output=True, text=True).stdout
+    kept, skip = [], False
+    for index, option in enumerate(options):
+        if skip:
+            skip = False
+        elif option.startswith("--") and option.split("=")[0] not in known:
+            skip = "=" not in option and index + 1 < len(options) and not options[index + 1].startswith("--")
+        else:
+            kept.append(option)
+    return subprocess.run([*prefix, "/usr/bin/python3", str(GRADER), "--out", str(out), *kept,
+                           *map(str, submissions)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          env=env, timeout=timeout)
+
+
+def reports_in(out: Path) -> dict[str, dict]:
+    return {p.parent.name: json.loads(p.read_text()) for p in out.glob("*/report.json")}
+
+
+def messages(report: dict, exercise: str) -> list[str]:
+    return [t["message"] for t in report["tests"] if t["exercise"] == exercise]
 
 
 def main() -> int:
@@ -67,6 +115,15 @@ def main() -> int:
         return run(base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def patch_body(path: Path, function_line: str, statement: str, includes: str) -> None:
+    lines = path.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(function_line))
+    while not lines[at].rstrip().endswith("{"):
+        at += 1
+    lines.insert(at + 1, "  " + statement)
+    path.write_text(includes + "\n" + "\n".join(lines) + "\n")
 
 
 def run(base: Path) -> int:
@@ -213,24 +270,94 @@ static const int flood = [] {
     (subs / "grades.csv").mkdir()
     shutil.copytree(ROOT / "exercises", subs / "=HYPERLINK(1)")
 
+
+    # The grader's environment and host paths, read from inside the box (pid 1's environ and
+    # command line, its own) at run time and at compile time.
+    environ = from_tree("environ", "solutions")
+    throwing(environ / DOT, "Matrix dot_scores(",
+             'std::string("leak: ") + slurp("/proc/1/environ") + " | " + slurp("/proc/1/cmdline") + " | " + '
+             'slurp("/proc/self/environ") + " | " + slurp("/proc/self/cmdline")',
+             includes='#include <fstream>\n#include <sstream>\n#include <string>\n#include "scalebook/core.hpp"\n'
+                      '// The file\'s text, NULs as spaces, the test\'s secret variable first (messages are cut).\n'
+                      'static std::string slurp(const char* path) { std::ifstream in(path); std::stringstream s; '
+                      's << in.rdbuf(); std::string t = s.str(); const auto at = t.find("SCALEBOOK_TEST_SECRET="); '
+                      'if (at != std::string::npos) t = t.substr(at, t.find(char(0), at) - at) + " " + t; '
+                      'for (char& c : t) if (c == 0) c = 32; return t; }')
+    prepend(environ / f"{CH3}/ex4_dot_product_variance.cpp", '#include "/proc/1/cmdline"')
+
+    # /dev as a memory store, and a fork from the worker.
+    devfork = from_tree("dev-and-fork", "solutions")
+    throwing(devfork / f"{CH3}/ex3_softmax_rows.cpp", "Matrix softmax_rows(",
+             'std::string("dev wrote ") + std::to_string(fill("/dev/fill")) + " shm wrote " + std::to_string(fill("/dev/shm/fill"))',
+             includes='#include <cstdio>\n#include <string>\n#include <vector>\n#include "scalebook/core.hpp"\n'
+                      '// Six files of 32 MiB each (each under the 64 MiB file size limit).\n'
+                      'static long fill(const std::string& path) { std::vector<char> chunk(1 << 20, 7); long n = 0; '
+                      'for (int k = 0; k < 6; ++k) { std::FILE* f = std::fopen((path + std::to_string(k)).c_str(), "w"); '
+                      'if (!f) break; for (int i = 0; i < 32; ++i) n += static_cast<long>(std::fwrite(chunk.data(), 1, '
+                      'chunk.size(), f)); std::fclose(f); } return n; }')
+    throwing(devfork / f"{CH3}/ex4_dot_product_variance.cpp", "double dot_product_variance(",
+             'std::string(fork_probe() ? "fork worked" : "fork failed")',
+             includes='#include <string>\n#include <unistd.h>\n#include <sys/wait.h>\n#include "scalebook/core.hpp"\n'
+                      'static bool fork_probe() { const pid_t p = fork(); if (p == 0) _exit(0); '
+                      'if (p > 0) waitpid(p, nullptr, 0); return p > 0; }')
+
+    # A status written in a message, and bytes no report format can hold as they are.
+    relabel = from_tree("relabel", "solutions")
+    throwing(relabel / CH3_ENTROPY, "Vector row_entropy(",
+             '"did not return within 3 s: an endless loop? the student process ended (it died of SIGSEGV) crashed timed_out"',
+             includes='#include "scalebook/core.hpp"')
+    hostile = from_tree("hostile", "solutions")
+    throwing(hostile / f"{CH3}/ex2_scaled_scores.cpp", "Matrix scaled_scores(",
+             'std::string("</failure><testcase name=\\"x\\"> \\x1b[31mRED\\x1b[0m \\x1b]8;;http://x\\x07link\\x1b]8;;\\x07 "'
+             '"\\x01\\x1f \\xff\\xfe \\xc2\\x9b" "[2J \\xe2\\x80\\xae =cmd| ]]> &amp; end")',
+             includes='#include <string>\n#include "scalebook/core.hpp"')
+
+    # Implementing nothing: the stubs, validating their input as the contract says (so every
+    # error-path check passes) but computing nothing.
+    nothing = from_tree("nothing", "exercises")
+    for chapter in (CH3, CH4):
+        for stub in sorted((nothing / chapter).glob("ex*.cpp")):
+            solution = (ROOT / "solutions" / chapter / stub.name).read_text().splitlines()
+            checks = [line for line in solution if line.strip().startswith("require_") and line.strip().endswith(");")]
+            lines = stub.read_text().splitlines()
+            at = next(i for i, line in enumerate(lines) if "scalebook::not_implemented(" in line)
+            stub.write_text("\n".join(lines[:at] + checks + lines[at:]) + "\n")
+
+    # Correct, but every call of every exercise sleeps past the per-call limit: the submission's
+    # budget ends it.
+    sleeper = from_tree("sleeper", "solutions")
+    for source in sorted(sleeper.glob("0[34]-*/ex*.cpp")):
+        text = source.read_text()
+        body = re.search(r"^(?!namespace)\S[^\n;]*\([^;{]*\)\s*\{$", text, re.M)
+        source.write_text("#include <chrono>\n#include <thread>\n" + text[:body.end()] +
+                          "\n  std::this_thread::sleep_for(std::chrono::seconds(6));" + text[body.end():])
+    # Correct and slow: 0.15 s of CPU per call, thirty times under the per-call limit (some fifty
+    # calls: more than a whole chapter's CPU limit used to be).
+    slow = from_tree("honest-slow", "solutions")
+    patch_body(slow / DOT, "Matrix dot_scores(",
+               "{ const auto until = std::clock() + CLOCKS_PER_SEC * 15 / 100; while (std::clock() < until) {} }",
+               "#include <ctime>")
+
     everything = [*made.values(), subs / "notes.txt", subs / "grades.csv", subs / "=HYPERLINK(1)"]
+    secret = f"token-{os.getpid()}-{time.monotonic_ns()}"
+    env = dict(os.environ, SCALEBOOK_TEST_SECRET=secret)
     instructor_before = tree_hash(ROOT, tracked_files())
     honest_before = tree_hash(honest)
     start = time.monotonic()
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(out),
-                             "--chapters", "3,4", "--jobs", "2", "--timeout", "2", *map(str, everything)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    options = ["--chapters", "3,4", "--jobs", "2", "--timeout", "5", "--submission-budget", "120"]
+    result = grade(out, everything, *options, env=env)
     seconds = time.monotonic() - start
-    print(result.stdout)
+    terminal = result.stdout
+    print(terminal.decode(errors="replace"))
     expect(result.returncode == 0, f"grading finishes (exit {result.returncode}) in {seconds:.0f} s")
-    reports = {p.parent.name: json.loads(p.read_text()) for p in out.glob("*/report.json")}
+    reports = reports_in(out)
     csv_before = (out / "grades.csv").read_bytes() if (out / "grades.csv").exists() else b""
     honest_report_before = (out / "honest" / "report.json").read_bytes()
     time.sleep(4)  # the daemon's moment
 
     maximum = reports["honest"]["max_score"]
     expect(reports["honest"]["score"] == maximum, "the honest submission keeps full marks")
-    probe_messages = [t["message"] for t in reports["probe"]["tests"] if t["exercise"] == "3.1"]
+    probe_messages = messages(reports["probe"], "3.1")
     expect(probe_messages and all("probe saw: none" in m for m in probe_messages[:1]),
            f"the box sees no instructor file, classmate, host /tmp, socket or network: {probe_messages[:1]}")
     expect(reports["forger"]["score"] == 0, f"a forged verdict earns nothing ({reports['forger']['score']})")
@@ -241,14 +368,14 @@ static const int flood = [] {
            "the honest report is unchanged seconds later")
     expect(tree_hash(ROOT, tracked_files()) == instructor_before, "the instructor's tree is byte-identical")
     expect(tree_hash(honest) == honest_before, "the honest submission's folder is untouched")
-    left = workers_running(reports["honest"]["run"])
-    expect(left == [], f"no process of any submission is left running {left}")
+    left = processes_mentioning(str(out))
+    expect(left == [], f"no process of the run is left running {left}")
     killer_ch3 = [t for t in reports["killer"]["tests"] if t["chapter"] == CH3]
     expect(all(t["status"] == "passed" for t in killer_ch3), "the flood in chapter 4 costs the killer's chapter 3 nothing")
     expect(all(t["status"] != "passed" for t in reports["killer"]["tests"] if t["exercise"].startswith("4.")),
            "the flooding exercise earns nothing")
     zero_t = reports["dev-zero"]["tests"]
-    expect(all(t["status"] == "compile_error" for t in zero_t if t["exercise"] == "3.2") and
+    expect(all(t["status"] in ("compile_error", "timed_out") for t in zero_t if t["exercise"] == "3.2") and
            all(t["status"] == "passed" for t in zero_t if t["exercise"] != "3.2"),
            "#include \"/dev/zero\" costs 3.2 only, within the limits")
     inc = [t for t in reports["incbin"]["tests"] if t["exercise"] == "3.1"]
@@ -267,25 +394,161 @@ static const int flood = [] {
     expect(not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row),
            "no cell of grades.csv is a formula")
 
-    again = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(out), "--resume", "--chapters", "3,4",
-                            str(honest), str(made["forger"])], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, timeout=600)
-    expect(again.stdout.count("already graded") == 2, "--resume skips what was graded for the same files")
+    # Nothing of the grader's environment or paths reaches a report.
+    leak_messages = messages(reports["environ"], "3.1")
+    expect(leak_messages and all("leak: " in m for m in leak_messages),
+           f"the environ probe ran: {leak_messages[:1]}")
+    written = [p for p in out.rglob("*") if p.is_file() and p.suffix in (".json", ".xml", ".csv", ".tsv")
+               and "src" not in p.relative_to(out).parts and "kit" not in p.relative_to(out).parts]
+    leaked = [str(p.relative_to(out)) for p in written if secret.encode() in p.read_bytes()]
+    expect(leaked == [], f"no report holds the grader's environment (/proc/1/environ is empty): {leaked[:3]}")
+    host = [str(p.relative_to(out)) for p in out.glob("*/*") if p.suffix in (".json", ".xml")
+            if str(ROOT).encode() in p.read_bytes() or str(base).encode() in p.read_bytes()]
+    expect(host == [], f"no report names a host path (pid 1 is bwrap --args N): {host[:3]}")
+    expect(all("/usr/bin/bwrap" not in m or "--args" in m for m in leak_messages),
+           f"pid 1's command line holds no host path: {leak_messages[:1]}")
+
+    devfork_t = reports["dev-and-fork"]
+    expect(all("dev wrote 0 shm wrote 0" in m for m in messages(devfork_t, "3.3")),
+           f"/dev is read-only, no memory store beside /tmp: {messages(devfork_t, '3.3')[:1]}")
+    expect(all("fork failed" in m for m in messages(devfork_t, "3.4")),
+           f"the worker cannot fork: {messages(devfork_t, '3.4')[:1]}")
+
+    relabelled = [t for t in reports["relabel"]["tests"] if t["exercise"] == "3.5"]
+    expect(relabelled and all(t["status"] == "failed" for t in relabelled),
+           f"a message cannot relabel its status: {[t['status'] for t in relabelled]}")
+
+    hostile_report = (out / "hostile" / "report.json").read_text()
+    hostile_messages = messages(json.loads(hostile_report), "3.2")
+    unsafe = [m for m in hostile_messages if any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f or c == "\u202e" for c in m)]
+    expect(hostile_messages and not unsafe and "\\x1b[31m" in hostile_messages[0],
+           f"report.json's messages hold no control character, shown escaped: {hostile_messages[:1]}")
+    try:
+        ET.parse(out / "hostile" / "junit.xml")
+        junit_ok = True
+    except ET.ParseError as error:
+        junit_ok = False
+        print(error)
+    expect(junit_ok, "junit.xml stays valid XML with </failure>, control bytes and invalid UTF-8 in a message")
+    expect(b"\x1b" not in terminal and b"\x1b" not in (out / "grades.csv").read_bytes(),
+           "no terminal escape reaches the terminal or grades.csv")
+    rerun = subprocess.run(["ctest", "--test-dir", str(out), "-R", "hostile/.*3\\.2 scaled scores of the worked",
+                            "--output-on-failure"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+    expect(b"\\x1b[31m" in rerun.stdout and b"\x1b" not in rerun.stdout and b"\xe2\x80\xae" not in rerun.stdout,
+           "ctest --output-on-failure shows the message, escapes visible and inert")
+
+    nothing_report = reports["nothing"]
+    throw_passed = [t for t in nothing_report["tests"] if "throw" in t["name"] and t["status"] == "passed"]
+    expect(throw_passed and nothing_report["score"] == 0,
+           f"implementing nothing scores 0 ({nothing_report['score']}; {len(throw_passed)} error-path checks passed)")
+
+    budget = reports["sleeper"]
+    named = [t["message"] for t in budget["tests"] if t["message"].startswith("timed_out: submission budget")]
+    expect(named, "a submission that sleeps in every call is stopped by its budget, named as such")
+    checking = sum(float(case.get("time", 0)) for case in ET.parse(out / "ctest" / "sleeper" / "ctest-junit.xml").iter(
+        "testcase") if not case.get("name", "").endswith(("/build", "/start")))
+    expect(checking < 120 + 30, f"... its checks took the budget and no more ({checking:.0f} s of 120)")
+    expect(any(t["message"].startswith("timed_out: call wall") or "did not return within" in t["message"]
+               for t in budget["tests"]), "a call past the per-call limit is timed_out by name")
+    slow_report = reports["honest-slow"]
+    expect(slow_report["score"] == maximum, f"honest code 10x under the per-call limit keeps every mark "
+                                             f"({slow_report['score']}/{maximum}: "
+                                             f"{[t['message'] for t in slow_report['tests'] if t['status'] != 'passed'][:1]})")
+
+    again = grade(out, [honest, made["forger"]], "--resume", "--chapters", "3,4", "--timeout", "5",
+                  "--submission-budget", "120", timeout=600)
+    expect(again.stdout.count(b"already graded") == 2, "--resume skips what was graded from the same inputs")
+    other = grade(out, [honest], "--resume", "--chapters", "3,4", "--timeout", "4", "--submission-budget", "120",
+                  timeout=600)
+    expect(other.stdout.count(b"already graded") == 0, "--resume grades again when a limit changed")
 
     shim = base / "no-sandbox"
     shim.mkdir()
     (shim / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     (shim / "bwrap").chmod(0o755)
-    refusal = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(base / "x"),
-                              str(honest)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             env=dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}"))
-    expect(refusal.returncode == 2 and "refuses to run without a sandbox" in refusal.stdout,
+    refusal = grade(base / "x", [honest], env=dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}"))
+    expect(refusal.returncode == 2 and b"refuses to run without a sandbox" in refusal.stdout,
            "without a working sandbox grading refuses to run")
     listener.close()
     tcp.close()
     shutil.rmtree(host_tmp, ignore_errors=True)
+
+    unprivileged(base)
+    compile_budget(base)
     print(f"{len(failures)} failed" if failures else "every attack fails")
     return 1 if failures else 0
+
+
+def unprivileged(base: Path) -> None:
+    """Graded by an unprivileged user (no cgroups), honest students beside one that forks until
+    fork fails, holds 256 MB and sleeps 1.5 s in every call to keep its processes alive: the
+    classmates keep every mark, and the flood could not start one process."""
+    if os.geteuid() != 0:
+        print("skip: the unprivileged run needs root to switch to uid 65534 (run the test as root)")
+        return
+    folder = base / "unprivileged"
+    (folder / "subs").mkdir(parents=True)
+    base.chmod(0o755)  # a temporary folder is its owner's alone
+    for name in ("classmate", "latecomer"):
+        shutil.copytree(ROOT / "solutions" / CH3, folder / "subs" / name / CH3)
+    flooder = folder / "subs" / "flooder"
+    shutil.copytree(ROOT / "solutions" / CH3, flooder / CH3)
+    patch_body(flooder / DOT, "Matrix dot_scores(", "flood();",
+               "#include <chrono>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <thread>\n"
+               "#include <unistd.h>\n#include \"scalebook/core.hpp\"\n"
+               "static void flood() { int forks = 0; for (int i = 0; i < 3000; ++i) { const pid_t p = fork(); "
+               "if (p == 0) { pause(); _exit(0); } if (p < 0) break; ++forks; } "
+               "static char* hold = static_cast<char*>(std::malloc(std::size_t(256) << 20)); "
+               "if (hold) std::memset(hold, 1, std::size_t(256) << 20); "
+               "std::this_thread::sleep_for(std::chrono::milliseconds(1500)); "
+               "throw scalebook::ValueError(\"forks=\" + std::to_string(forks)); }")
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, 65534, 65534)
+    out = folder / "grades"
+    # The flooder first: the classmate is graded beside it, the latecomer while it floods.
+    result = grade(out, [flooder, folder / "subs" / "classmate", folder / "subs" / "latecomer"], "--chapters", "3",
+                   "--jobs", "2", "--submission-budget", "150", user=65534)
+    print(result.stdout.decode(errors="replace"))
+    reports = reports_in(out)
+    classmate, flood = reports.get("classmate", {}), reports.get("flooder", {})
+    for name in ("classmate", "latecomer"):
+        report = reports.get(name, {})
+        expect(report.get("score") == report.get("max_score", -1) > 0,
+               f"unprivileged: the {name} keeps full marks beside a flood ({report.get('score')})")
+    flood_messages = messages(flood, "3.1") if flood else []
+    counted = [m for m in flood_messages if "forks=" in m]
+    expect(counted and all("forks=0" in m for m in counted),
+           f"unprivileged: the flooder could not start one process: {flood_messages[:1]}")
+    print(f"unprivileged: the classmate took {classmate.get('seconds')} s beside the flood")
+    left = processes_mentioning(str(out))
+    expect(left == [], f"unprivileged: no process of the run is left running {left}")
+
+
+def compile_budget(base: Path) -> None:
+    """Two files of endless constexpr work: the per-file compile limit stops the first, the
+    submission's compile budget the second, and the rest are not compiled at all (CPU seconds)."""
+    folder = base / "compile-budget"
+    work = folder / "subs" / "constexpr"
+    shutil.copytree(ROOT / "solutions" / CH3, work / CH3)
+    endless = ("constexpr long spin(long n) { long x = 0; for (long i = 0; i < n; ++i) for (long j = 0; j < n; ++j) "
+               "x += i ^ j; return x; }\nstatic_assert(spin(200000) != 1);")
+    prepend(work / DOT, endless)
+    prepend(work / f"{CH3}/ex2_scaled_scores.cpp", endless)
+    out = folder / "grades"
+    start = time.monotonic()
+    result = grade(out, [work], "--chapters", "3", "--compile-timeout", "15", "--compile-budget", "25")
+    seconds = time.monotonic() - start
+    print(result.stdout.decode(errors="replace"))
+    report = reports_in(out).get("constexpr", {"tests": []})
+    first, second = messages(report, "3.1"), messages(report, "3.2")
+    rest = [m for e in ("3.3", "3.4", "3.5") for m in messages(report, e)]
+    expect(first and all(m.startswith("timed_out: compile limit") for m in first),
+           f"the first endless file is stopped at the per-file compile limit: {first[:1]}")
+    expect(second and all(m.startswith("timed_out: compile budget") for m in second),
+           f"the second at what is left of the compile budget: {second[:1]}")
+    expect(rest and all(m.startswith("timed_out: compile budget") for m in rest),
+           f"the other files wait for no compile once the budget is spent: {rest[:1]}")
+    expect(seconds < 4 * 25 + 60, f"a submission's compiles cost at most its budget ({seconds:.0f} s)")
 
 
 if __name__ == "__main__":

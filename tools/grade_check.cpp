@@ -1,0 +1,400 @@
+// The step CTest runs for every (submission, check) pair of a grading tree (tools/grade.py writes
+// the tree and compiles this file into its kit; tools/grade_step.py does the compile steps):
+//
+//   grade_check start SUBMISSION
+//       resets the submission's budgets for this ctest run (a fixture every test requires)
+//   grade_check check SUBMISSION CHAPTER KEY NAME EXERCISE CHECKS_BINARY
+//       runs the check NAME of the trusted checks process CHECKS_BINARY against the chapter's
+//       worker (SUBMISSION/build/CHAPTER/worker.sh), in a box of its own; exit status 0 iff passed
+//
+// Limits come from SUBMISSION/../kit/settings.env. The verdict is written to
+// SUBMISSION/results/KEY.tsv ("STATUS<TAB>MESSAGE") and printed, its first line the status and
+// message, made safe for a terminal (control characters, invalid UTF-8 and bidirectional
+// overrides shown as \xNN or \uNNNN). The status comes from the trusted process's results file
+// (its status field, never its message) or from this step (a compile error, a budget, the check's
+// wall-clock limit). Written in C++ because it runs once per check: a Python step cost four
+// times the check itself.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string read_file(const std::string& path, std::size_t limit = 1 << 20) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(limit, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(limit));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  const std::string part = path + ".part";
+  {
+    std::ofstream out(part, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) return false;
+  }
+  return std::rename(part.c_str(), path.c_str()) == 0;
+}
+
+std::map<std::string, std::string> read_settings(const std::string& path) {
+  std::map<std::string, std::string> settings;
+  std::istringstream lines(read_file(path));
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find('=');
+    if (at != std::string::npos) settings[line.substr(0, at)] = line.substr(at + 1);
+  }
+  return settings;
+}
+
+// Hostile bytes made safe to print and store: see the top of the file.
+std::string safe(const std::string& text, std::size_t limit, bool one_line) {
+  std::string out;
+  char escape[16];
+  for (std::size_t i = 0; i < text.size() && out.size() < limit;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' || c == '\t' || c == '\r') {
+      out += one_line || c == '\r' ? ' ' : static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      std::snprintf(escape, sizeof escape, "\\x%02x", c);
+      out += escape;
+      ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // UTF-8: the sequence's length and its code point, or an invalid byte.
+    const int length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    unsigned code = length == 4 ? c & 0x07u : length == 3 ? c & 0x0fu : c & 0x1fu;
+    bool valid = length > 0 && i + static_cast<std::size_t>(length) <= text.size();
+    for (int k = 1; valid && k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
+      valid = (next & 0xc0) == 0x80;
+      code = (code << 6) | (next & 0x3fu);
+    }
+    if (valid && ((length == 3 && code < 0x800) || (length == 4 && (code < 0x10000 || code > 0x10ffff)) ||
+                  (code >= 0xd800 && code <= 0xdfff)))
+      valid = false;
+    if (!valid) {
+      std::snprintf(escape, sizeof escape, "\\x%02x", c);
+      out += escape;
+      ++i;
+      continue;
+    }
+    if (code <= 0x9f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) ||
+        code == 0xfffe || code == 0xffff) {
+      std::snprintf(escape, sizeof escape, "\\u%04x", code);
+      out += escape;
+    } else {
+      out.append(text, i, static_cast<std::size_t>(length));
+    }
+    i += static_cast<std::size_t>(length);
+  }
+  if (out.size() >= limit) out += "...";
+  return out;
+}
+
+// --- the submission's budget: seconds its checks spent in this ctest run ----------------------
+
+double add_to_ledger(const std::string& ledger, const char* what, double seconds) {
+  const int fd = open((ledger + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (fd >= 0) flock(fd, LOCK_EX);
+  std::map<std::string, double> spent;
+  std::istringstream lines(read_file(ledger));
+  for (std::string key; lines >> key;) lines >> spent[key];
+  spent[what] += seconds;
+  std::ostringstream text;
+  for (const auto& [key, value] : spent) text << key << ' ' << value << '\n';
+  write_file(ledger, text.str());
+  if (fd >= 0) close(fd);
+  return spent[what];
+}
+
+// --- the box's cgroups, as root (see tools/scalebook/sandbox.py) ------------------------------
+
+struct Cgroups {
+  std::vector<std::string> groups;
+
+  void make(const std::map<std::string, std::string>& settings) {
+    if (geteuid() != 0 || settings.count("box_memory_mb") == 0) return;
+    std::random_device random;
+    char name[64];
+    std::snprintf(name, sizeof name, "scalebook-%08x%08x", random(), random());
+    const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> controllers = {
+        {"memory", {{"memory.limit_in_bytes", std::to_string(std::stoll(settings.at("box_memory_mb")) << 20)}}},
+        {"pids", {{"pids.max", settings.at("processes")}}},
+        {"cpu", {{"cpu.cfs_period_us", "100000"}, {"cpu.cfs_quota_us", "100000"}}}};
+    for (const auto& [controller, values] : controllers) {
+      const std::string group = "/sys/fs/cgroup/" + controller + "/" + name;
+      if (mkdir(group.c_str(), 0755) != 0) {
+        close_all();
+        return;
+      }
+      groups.push_back(group);
+      for (const auto& [key, value] : values) {
+        std::ofstream out(group + "/" + key);
+        out << value;
+        out.flush();
+        if (!out) {
+          close_all();
+          return;
+        }
+      }
+    }
+  }
+
+  std::string joined() const {
+    std::string text;
+    for (const auto& group : groups) text += (text.empty() ? "" : " ") + group;
+    return text;
+  }
+
+  void close_all() {
+    for (const auto& group : groups) {
+      for (int attempt = 0; attempt < 200; ++attempt) {
+        std::istringstream pids(read_file(group + "/cgroup.procs"));
+        for (long pid; pids >> pid;) kill(static_cast<pid_t>(pid), SIGKILL);
+        if (rmdir(group.c_str()) == 0 || errno == ENOENT) break;
+        usleep(10000);
+      }
+    }
+    groups.clear();
+  }
+};
+
+// What a signal handler may touch (async-signal-safe): the check's process and its cgroups' paths.
+volatile pid_t the_child = -1;
+char the_groups[3][160];
+volatile int group_count = 0;
+
+void stop(int signum) {
+  if (the_child > 0) kill(the_child, SIGKILL);
+  for (int attempt = 0; attempt < 50 && group_count > 0; ++attempt) {  // the box dies with the check
+    int left = 0;
+    for (int i = 0; i < group_count; ++i)
+      if (the_groups[i][0] != '\0' && rmdir(the_groups[i]) != 0 && errno != ENOENT) ++left;
+    if (left == 0) break;
+    const timespec pause{0, 10000000};
+    nanosleep(&pause, nullptr);
+  }
+  signal(signum, SIG_DFL);
+  raise(signum);
+}
+
+struct Verdict {
+  std::string status;   // passed, failed, crashed, timed_out, compile_error, not_run
+  std::string message;  // safe already
+};
+
+int finish(const std::string& submission, const std::string& key, const std::string& code, const Verdict& verdict,
+           const std::string& output) {
+  mkdir((submission + "/results").c_str(), 0755);
+  write_file(submission + "/results/" + key + ".tsv", code + "\t" + verdict.status + "\t" + verdict.message + "\n");
+  std::printf("%s%s%s\n", verdict.status.c_str(), verdict.message.empty() ? "" : ": ", verdict.message.c_str());
+  if (!output.empty()) std::printf("--- the trusted checks process's output ---\n%s\n", output.c_str());
+  std::fflush(stdout);
+  return verdict.status == "passed" ? 0 : 1;
+}
+
+// The transport's status (interface: the trusted process writes it) as a report status.
+Verdict from_transport(const std::string& code, const std::string& message) {
+  const std::string text = safe(message, 500, true);
+  auto with = [&](const std::string& prefix) { return text.empty() ? prefix : prefix + ": " + text; };
+  if (code == "passed") return {"passed", ""};
+  if (code == "crashed") return {"crashed", with("crashed: the trusted checks process")};
+  if (code.rfind("worker_crashed:", 0) == 0) return {"crashed", with("crashed: " + safe(code.substr(15), 40, true))};
+  if (code.rfind("worker_timed_out:", 0) == 0) {
+    static const std::map<std::string, std::string> names = {{"call_cpu", "call CPU"}, {"call_wall", "call wall"},
+                                                             {"check_wall", "check wall"},
+                                                             {"submission_budget", "submission budget"}};
+    const std::string limit = code.substr(17);
+    const auto found = names.find(limit);
+    return {"timed_out", with("timed_out: " + (found != names.end() ? found->second : safe(limit, 40, true)))};
+  }
+  if (code == "worker_failed") return {"failed", with("failed: the worker's reply")};
+  return {"failed", text};
+}
+
+int check(const std::string& submission, const std::string& chapter, const std::string& key,
+          const std::string& name, const std::string& exercise, const std::string& binary) {
+  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const std::string results_dir = submission + "/results";
+  std::remove((results_dir + "/" + key + ".tsv").c_str());
+  const std::string build = submission + "/build/" + chapter;
+  // The exercise's compile verdict (tools/grade_step.py): "compiled" or "STATUS<TAB>safe message".
+  const std::string built = read_file(build + "/" + exercise + ".status");
+  if (built.empty()) return finish(submission, key, "", {"not_run", "not run: the chapter was not built"}, "");
+  if (built.rfind("compiled", 0) != 0) {
+    const auto tab = built.find('\t');
+    const std::string message = tab == std::string::npos ? "" : built.substr(tab + 1);
+    return finish(submission, key, "", {built.substr(0, tab), safe(message, 1000, true)}, "");
+  }
+  const double check_seconds = std::stod(settings.at("check_seconds"));
+  const double budget = std::stod(settings.at("submission_seconds"));
+  const double spent = add_to_ledger(submission + "/ledger", "checks", 0.0);
+  if (spent >= budget) {
+    return finish(submission, key, "",
+                  {"timed_out", "timed_out: submission budget (" + settings.at("submission_seconds") +
+                                    " s for all of the submission's checks) was spent before this check"},
+                  "");
+  }
+  // The trusted process stops a check at these limits itself and names them (worker_timed_out:);
+  // this step stops it a little later, should it not.
+  const double wall = std::min(check_seconds, budget - spent);
+  const std::string limit_name = wall < check_seconds ? "submission budget" : "check wall";
+  const double grace = 2.0;
+
+  const std::string run = submission + "/runs/" + key;
+  mkdir((submission + "/runs").c_str(), 0755);
+  mkdir(run.c_str(), 0755);
+  const std::string results = run + "/results.tsv", log = run + "/output.log";
+  std::remove(results.c_str());
+  Cgroups cgroups;
+  cgroups.make(settings);
+  for (const auto& group : cgroups.groups) {
+    if (group_count < 3 && group.size() < sizeof the_groups[0]) {
+      std::memcpy(the_groups[group_count], group.c_str(), group.size() + 1);
+      group_count = group_count + 1;
+    }
+  }
+
+  const std::string filter = [&] {
+    std::string f = "--test-case=";
+    for (char c : name) f += c == ',' ? std::string("\\,") : std::string(1, c);
+    return f;
+  }();
+  const std::string results_flag = "--scalebook-results=" + results;
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "SCALEBOOK_WORKER=" + build + "/worker.sh",
+                                  "SCALEBOOK_BOX_CGROUPS=" + cgroups.joined(),
+                                  "SCALEBOOK_CALL_TIMEOUT=" + settings.at("call_seconds"),
+                                  "SCALEBOOK_CALL_CPU=" + settings.at("call_cpu_seconds"),
+                                  "SCALEBOOK_CHECK_WALL=" + settings.at("check_seconds"),
+                                  "SCALEBOOK_SUBMISSION_DEADLINE=" + std::to_string(static_cast<double>(time(nullptr)) + budget - spent)};
+  std::vector<char*> envp, argv;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string binary_copy = binary, no_colors = "--no-colors", no_version = "--no-version";
+  std::string filter_copy = filter, results_copy = results_flag;
+  for (std::string* a : {&binary_copy, &no_colors, &no_version, &filter_copy, &results_copy}) argv.push_back(a->data());
+  argv.push_back(nullptr);
+
+  sigset_t child_signal, old;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child_signal, &old);
+  const auto started = std::chrono::steady_clock::now();
+  const pid_t child = fork();
+  if (child == 0) {
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // this step dies (ctest's timeout, a signal): so does the check
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    if (chdir(run.c_str()) != 0) _exit(126);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  the_child = child;
+  int status = 0;
+  bool stopped = false;
+  while (true) {
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) break;
+    const double left = wall + grace - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (left <= 0) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      stopped = true;
+      break;
+    }
+    timespec wait{static_cast<time_t>(left), static_cast<long>((left - static_cast<double>(static_cast<time_t>(left))) * 1e9)};
+    sigtimedwait(&child_signal, nullptr, &wait);
+  }
+  the_child = -1;
+  group_count = 0;
+  cgroups.close_all();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  add_to_ledger(submission + "/ledger", "checks", seconds);
+
+  std::string output = read_file(log, 1 << 20);
+  if (output.size() > 20000) output = output.substr(output.size() - 20000);
+  output = safe(output, 4000, false);
+  if (stopped) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%g", wall);
+    return finish(submission, key, "", {"timed_out", "timed_out: " + limit_name + " (" + text + " s): the check was stopped"},
+                  output);
+  }
+  // The last line the trusted process wrote about NAME: "STATUS<TAB>NAME<TAB>MESSAGE".
+  std::string code, message;
+  std::istringstream lines(read_file(results));
+  for (std::string line; std::getline(lines, line);) {
+    if (lines.eof()) break;  // a line cut short by a dying process
+    const auto first = line.find('\t');
+    const auto second = first == std::string::npos ? first : line.find('\t', first + 1);
+    if (second == std::string::npos || line.compare(first + 1, second - first - 1, name) != 0) continue;
+    code = line.substr(0, first);
+    message.clear();  // the results file escapes a line break as backslash-n, a backslash as two
+    for (std::size_t i = second + 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size()) {
+        ++i;
+        message += line[i] == 'n' ? ' ' : line[i];
+      } else {
+        message += line[i];
+      }
+    }
+  }
+  if (code.empty() || code == "start") {
+    const std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                                : "status " + std::to_string(WEXITSTATUS(status));
+    return finish(submission, key, code, {"crashed", "crashed: the trusted checks process ended (" + how + ") inside the check"},
+                  output);
+  }
+  Verdict verdict = from_transport(code, message);
+  if (verdict.status == "passed" && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+    verdict = {"failed", "the trusted checks process did not exit cleanly"};
+  return finish(submission, key, code, verdict, verdict.status == "passed" ? "" : output);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int signum : {SIGINT, SIGTERM, SIGHUP}) signal(signum, stop);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // ctest, or whoever started this step, is gone: so is the step
+  if (getppid() == 1) return 1;
+  const std::string what = argc > 1 ? argv[1] : "";
+  if (what == "start" && argc == 3) {
+    const std::string submission = argv[2];
+    write_file(submission + "/ledger", "checks 0\ncompile 0\n");
+    std::printf("budgets reset for this run\n");
+    return 0;
+  }
+  if (what == "check" && argc == 8) return check(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
+  std::fprintf(stderr, "usage: grade_check start SUBMISSION | check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY\n");
+  return 2;
+}
