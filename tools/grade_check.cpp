@@ -213,7 +213,9 @@ int finish(const std::string& submission, const std::string& key, const std::str
            const std::string& output) {
   mkdir((submission + "/results").c_str(), 0755);
   write_file(submission + "/results/" + key + ".tsv", code + "\t" + verdict.status + "\t" + verdict.message + "\n");
-  std::printf("%s%s%s\n", verdict.status.c_str(), verdict.message.empty() ? "" : ": ", verdict.message.c_str());
+  // A message that names its status already ("timed_out: call wall") is printed as it is.
+  if (verdict.message.rfind(verdict.status + ":", 0) == 0) std::printf("%s\n", verdict.message.c_str());
+  else std::printf("%s%s%s\n", verdict.status.c_str(), verdict.message.empty() ? "" : ": ", verdict.message.c_str());
   if (!output.empty()) std::printf("--- the trusted checks process's output ---\n%s\n", output.c_str());
   std::fflush(stdout);
   return verdict.status == "passed" ? 0 : 1;

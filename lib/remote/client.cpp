@@ -25,10 +25,16 @@
 
 #include "scalebook/remote.hpp"
 
+namespace scalebook::testing {
+std::string& transport_status();  // lib/testing/doctest_main.cpp
+}
+
 namespace scalebook::remote {
 namespace {
 
-constexpr std::uint64_t kMaxReply = 512ull << 20;  // a reply larger than this is garbage
+// A reply larger than this is garbage: the largest any check needs is a few megabytes (chapter 7's
+// naive attention), and the trusted process must not hold what a submission chooses to send.
+constexpr std::uint64_t kMaxReply = 64ull << 20;
 
 struct Worker {
   pid_t pid = -1;
@@ -180,7 +186,26 @@ struct ForgetTimeouts : doctest::IReporter {
   void test_case_skipped(const doctest::TestCaseData&) override {}
 };
 
-[[noreturn]] void fail_call(const std::string& message) {
+// The failed call's transport status for the results file (scalebook::testing::transport_status,
+// lib/testing/doctest_main.cpp): how the worker failed, known here and never read from a message.
+// The first failure of a check is the one reported.
+void note_transport(const std::string& code) {
+  std::string& status = scalebook::testing::transport_status();
+  if (status.empty()) status = code;
+}
+
+// "worker_crashed:SIGSEGV" for a worker that died of a signal, "worker_timed_out:call_cpu" for its
+// CPU limit, "worker_failed" otherwise (an exit, a closed pipe, garbage).
+std::string transport_code(const std::string& how) {
+  const std::string died = "it died of ";
+  if (how.rfind(died, 0) != 0) return "worker_failed";
+  const std::string signal = how.substr(died.size());
+  if (signal.rfind("SIGXCPU", 0) == 0) return "worker_timed_out:call_cpu";
+  return "worker_crashed:" + signal.substr(0, signal.find(' '));
+}
+
+[[noreturn]] void fail_call(const std::string& message, const std::string& code) {
+  note_transport(code);
   FAIL_CHECK(message);
   throw CallFailed(message);
 }
@@ -205,7 +230,7 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   const double limit = call_timeout();
   const std::string too_long = "did not return within " + std::to_string(static_cast<int>(limit)) + " s";
   if (timed_out_in_this_check().count(function) != 0)
-    fail_call(what + too_long + " earlier in this check; not called again");
+    fail_call(what + too_long + " earlier in this check; not called again", "worker_timed_out:call_wall");
   if (worker().pid < 0) start_worker();
   Writer header;
   Codec<std::string>::put(header, exercise);
@@ -215,7 +240,8 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   const std::uint64_t size = frame.size();
   if (!write_fully(worker().to_worker, reinterpret_cast<const char*>(&size), sizeof size) ||
       !write_fully(worker().to_worker, frame.data(), frame.size())) {
-    fail_call(what + "could not be called: the student process is gone (" + stop_worker(2.0) + ")");
+    const std::string how = stop_worker(2.0);
+    fail_call(what + "could not be called: the student process is gone (" + how + ")", transport_code(how));
   }
   const double deadline = seconds_now() + limit;
   bool timed_out = false;
@@ -225,20 +251,27 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
     if (timed_out) {
       stop_worker();
       timed_out_in_this_check().insert(function);
-      fail_call(what + too_long + ": an endless loop?");
+      fail_call(what + too_long + ": an endless loop?", "worker_timed_out:call_wall");
     }
-    fail_call(what + "gave no result: the student process ended (" + stop_worker(2.0) + ")");
+    const std::string how = stop_worker(2.0);
+    fail_call(what + "gave no result: the student process ended (" + how + ")", transport_code(how));
   }
   if (reply_size == 0 || reply_size > kMaxReply) {
     stop_worker();
-    fail_call(what + "sent garbage instead of a result (" + std::to_string(reply_size) + " bytes)");
+    fail_call(what + "sent garbage instead of a result (" + std::to_string(reply_size) + " bytes)", "worker_failed");
   }
   std::vector<char> reply(reply_size);
   if (!read_before(worker().from_worker, reply.data(), reply.size(), deadline, timed_out)) {
     const std::string how = stop_worker(timed_out ? 0.0 : 2.0);
-    fail_call(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"));
+    fail_call(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"),
+              timed_out ? "worker_timed_out:call_wall" : transport_code(how));
   }
   return reply;
+}
+
+void bad_reply(const char* exercise, const char* function, const char* why) {
+  fail_call(std::string(function) + " (exercise " + exercise + ") sent a reply that makes no sense: " + why,
+            "worker_failed");
 }
 
 void rethrow(Reader& in, const char* exercise, const char* function) {

@@ -7,8 +7,12 @@
 //                                 check that passes on a stub proves nothing and is a defect.
 //   --scalebook-results=FILE      write FILE as the checks run, flushed line by line:
 //                                 "start <TAB> name" when a test case begins, then
-//                                 "passed|failed|crashed <TAB> name <TAB> first failure message"
-//                                 when it ends (the message is one line, its newlines and
+//                                 "STATUS <TAB> name <TAB> first failure message" when it ends,
+//                                 STATUS being passed, failed, crashed (this process died of a
+//                                 signal) or, for a check failed by a call to the sandboxed worker,
+//                                 how the worker failed: worker_crashed:SIGNAME,
+//                                 worker_timed_out:call_wall|call_cpu or worker_failed
+//                                 (lib/remote/client.cpp knows it; a message never decides it) (the message is one line, its newlines and
 //                                 backslashes escaped as \n and \\). A "start" with no end means
 //                                 the process died or was stopped inside that check: the runner
 //                                 (tools/scalebook/checks.py) names it and runs the rest again.
@@ -23,6 +27,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+namespace scalebook::testing {
+std::string& transport_status();  // below
+}
 
 namespace {
 
@@ -96,13 +104,16 @@ struct OutcomeListener : doctest::IReporter {
   void test_case_start(const doctest::TestCaseData& data) override {
     current_ = data.m_name;
     if (outcomes().emplace(current_, Outcome{}).second) order().push_back(current_);
+    scalebook::testing::transport_status().clear();
     write_result("start", current_, "");
   }
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats& stats) override {
     if (!stats.testCaseSuccess) record_failure(current_, "");
     const Outcome& outcome = outcomes()[current_];
-    write_result(outcome.failed ? "failed" : "passed", current_, outcome.message);
+    const std::string& transport = scalebook::testing::transport_status();
+    const std::string status = !outcome.failed ? "passed" : transport.empty() ? "failed" : transport;
+    write_result(status.c_str(), current_, outcome.message);
   }
   void test_case_exception(const doctest::TestCaseException& e) override {
     if (e.is_crash) {  // a signal: doctest re-raises it after this, so say it now
@@ -163,6 +174,15 @@ struct OutcomeListener : doctest::IReporter {
 };
 
 }  // namespace
+
+namespace scalebook::testing {
+// How a call to the worker failed in the check now running ("" if none did): lib/remote/client.cpp
+// sets it, the results file reports it as the check's status.
+std::string& transport_status() {
+  static std::string status;
+  return status;
+}
+}  // namespace scalebook::testing
 
 DOCTEST_REGISTER_LISTENER("scalebook_outcomes", 1, OutcomeListener);
 

@@ -16,6 +16,7 @@
 // next to its definition (in the contract header).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -108,8 +109,13 @@ struct Codec<Eigen::Matrix<Scalar, R, C, O, MR, MC>> {
   }
   static M get(Reader& in) {
     const auto rows = in.raw<std::int64_t>(), cols = in.raw<std::int64_t>();
-    if (rows < 0 || cols < 0 || (rows > 0 && static_cast<std::uint64_t>(cols) >
-                                 in.left() / sizeof(Scalar) / static_cast<std::uint64_t>(rows)))
+    // Bounded before anything is allocated or looped over: the elements by the bytes left, and each
+    // dimension by 2^24, as a matrix of 0 rows and 2^62 columns holds no element, yet a loop over
+    // its columns would never end.
+    constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
+    if (rows < 0 || cols < 0 || rows > kMaxDimension || cols > kMaxDimension ||
+        (rows > 0 && static_cast<std::uint64_t>(cols) >
+                         in.left() / sizeof(Scalar) / static_cast<std::uint64_t>(rows)))
       throw CallFailed("a matrix in the reply has an impossible shape");
     if ((R != Eigen::Dynamic && rows != R) || (C != Eigen::Dynamic && cols != C))
       throw CallFailed("a matrix in the reply has the wrong fixed shape");
@@ -145,7 +151,7 @@ struct Codec<std::vector<T>> {
     const auto size = in.raw<std::uint64_t>();
     if (size > in.left()) throw CallFailed("a list in the reply is longer than the reply");
     std::vector<T> v;
-    v.reserve(size);
+    v.reserve(std::min<std::uint64_t>(size, 1u << 16));  // grown as elements arrive, never on trust
     for (std::uint64_t i = 0; i < size; ++i) v.push_back(Codec<T>::get(in));
     return v;
   }
@@ -220,10 +226,25 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
 [[noreturn]] void rethrow(Reader& in, const char* exercise, const char* function);
 
 template <class R, class... A>
+R decode(const std::vector<char>& reply, const char* exercise, const char* function, A&... args);
+
+/// Fails the call whose reply could not be decoded (WHY says how), as the worker's failure.
+[[noreturn]] void bad_reply(const char* exercise, const char* function, const char* why);
+
+template <class R, class... A>
 R call(const char* exercise, const char* function, A... args) {
   Writer out;
   (Codec<std::decay_t<A>>::put(out, args), ...);
   const std::vector<char> reply = exchange(exercise, function, std::move(out.buffer()));
+  try {
+    return decode<R, A...>(reply, exercise, function, args...);
+  } catch (const CallFailed& garbage) {
+    bad_reply(exercise, function, garbage.what());
+  }
+}
+
+template <class R, class... A>
+R decode(const std::vector<char>& reply, const char* exercise, const char* function, A&... args) {
   Reader in(reply.data(), reply.size());
   if (in.raw<std::uint8_t>() != 0) rethrow(in, exercise, function);
   if constexpr (std::is_void_v<R>) {
