@@ -216,6 +216,12 @@ function(scalebook_add_chapter)
   target_link_libraries(${ch}_checks_remote PRIVATE scalebook_remote_client scalebook::testing
                                                    scalebook::doctest_main)
   file(APPEND "${SCALEBOOK_GRADING_KIT}" "chapter\t${ARG_NAME}\t${ARG_NUMBER}\t$<TARGET_FILE:${ch}_checks_remote>\t$<TARGET_OBJECTS:${ch}_serve>\t${chapter_dir}\n")
+  set(libs)
+  math(EXPR number "${ARG_NUMBER}")
+  foreach(part IN LISTS SCALEBOOK_LIB_PARTS_FOR_${number})
+    string(APPEND libs "\t$<TARGET_FILE:${part}>")
+  endforeach()
+  file(APPEND "${SCALEBOOK_GRADING_KIT}" "libs\t${ARG_NAME}${libs}\n")
 
   if(SCALEBOOK_GRADING)
     return()  # grading builds the checks only

@@ -134,10 +134,8 @@ def build_locked(build_dir: Path, chapters: list[Chapter]) -> None:
                                       "-DSCALEBOOK_BUILD_DOCS=OFF"])
             if configured.returncode != 0:
                 raise RuntimeError("configuring the grading kit failed:\n" + configured.stdout[-3000:])
-        # lib as one archive, or (where lib is split by what each chapter may link) its archives.
-        table = build_dir / "grading-kit.tsv"
-        split = table.exists() and "\nlibs\t" in "\n" + table.read_text()
-        targets = ["scalebook_lib_archives" if split else "scalebook_lib", "scalebook_remote_server"]
+        # lib's archives: a chapter's worker links its base and earlier chapters' answers only.
+        targets = ["scalebook_lib_archives", "scalebook_remote_server"]
         for chapter in chapters:
             targets += [f"{chapter.target}_checks_remote", f"{chapter.target}_serve"]
         built = run_quietly(["cmake", "--build", str(build_dir), "--target", *targets])
