@@ -77,10 +77,15 @@ def stop_midway(base: Path, how: str, subs: list[Path]) -> None:
     first = out / subs[0].name / "report.json"
     while not first.exists() and process.poll() is None and time.monotonic() - started < 900:
         time.sleep(0.1)
-    while process.poll() is None and time.monotonic() - started < 900 and not runs_a_box(process.pid):
-        time.sleep(0.05)  # until the second submission is being graded in a box
+    # Until the second submission is being graded in a box (a step, its trusted process and the
+    # box's processes all running: a check that ends between two looks is not a stop mid-way).
+    watched: set[int] = set()
+    while process.poll() is None and time.monotonic() - started < 900:
+        watched = children_of(process.pid)
+        if len(watched) > 3 and runs_a_box(process.pid):
+            break
+        time.sleep(0.05)
     report_before = first.read_bytes() if first.exists() else b""
-    watched = children_of(process.pid)
     if how == "sigint":
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal sends
     else:  # SIGTERM; or the alarm that makes `timeout` send its SIGTERM
