@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -312,6 +313,12 @@ int check(const std::string& submission, const std::string& chapter, const std::
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &old, nullptr);
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // this step dies (ctest's timeout, a signal): so does the check
+    // The trusted process's own bounds: replies are at most 64 MiB (lib/remote/client.cpp), so 2 GiB
+    // of address space is far more than any check needs; its CPU time, the check's wall limit.
+    const rlimit memory{rlim_t{2} << 30, rlim_t{2} << 30};
+    const rlimit cpu{static_cast<rlim_t>(check_seconds) + 2, static_cast<rlim_t>(check_seconds) + 3};
+    setrlimit(RLIMIT_AS, &memory);
+    setrlimit(RLIMIT_CPU, &cpu);
     const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int null = open("/dev/null", O_RDONLY);
     dup2(null, 0);

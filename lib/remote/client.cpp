@@ -210,6 +210,15 @@ std::string transport_code(const std::string& how) {
   throw CallFailed(message);
 }
 
+// One call's CPU seconds (SCALEBOOK_CALL_CPU; 0: no limit of its own), sent with each request: the
+// worker lowers its CPU limit to what it has used plus this before it calls the function. (Raising
+// it again gains the worker nothing beyond the call's wall-clock limit and the box's CPU limit.)
+double call_cpu() {
+  const char* text = std::getenv("SCALEBOOK_CALL_CPU");
+  const double value = text != nullptr ? std::atof(text) : 0.0;
+  return value > 0 ? value : 0.0;
+}
+
 double call_timeout() {
   const char* text = std::getenv("SCALEBOOK_CALL_TIMEOUT");
   const double value = text != nullptr ? std::atof(text) : 0.0;
@@ -235,6 +244,7 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   Writer header;
   Codec<std::string>::put(header, exercise);
   Codec<std::string>::put(header, function);
+  Codec<double>::put(header, call_cpu());
   std::vector<char> frame = std::move(header.buffer());
   frame.insert(frame.end(), request.begin(), request.end());
   const std::uint64_t size = frame.size();

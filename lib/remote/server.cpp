@@ -1,6 +1,9 @@
 // The worker side of scalebook/remote.hpp: main() of the process that runs a submission's code in
 // the sandbox. Reads requests on fd 3, writes replies on fd 4, until fd 3 closes.
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <cmath>
 
 #include <cxxabi.h>
 #include <map>
@@ -36,6 +39,22 @@ void exception_reply(Writer& out, const std::string& type, const std::string& me
   Codec<std::string>::put(out, message.substr(0, 4096));
 }
 
+// Lowers this process's soft CPU limit to the CPU time it has used plus SECONDS (rounded up), never
+// above the hard limit the box set: past it the kernel sends SIGXCPU, and the client reports the
+// call as timed_out: call CPU. SECONDS 0: the box's own limit only.
+void limit_cpu(double seconds) {
+  if (!(seconds > 0)) return;
+  rusage used{};
+  rlimit limit{};
+  if (getrusage(RUSAGE_SELF, &used) != 0 || getrlimit(RLIMIT_CPU, &limit) != 0) return;
+  const double spent = static_cast<double>(used.ru_utime.tv_sec + used.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(used.ru_utime.tv_usec + used.ru_stime.tv_usec);
+  rlim_t soft = static_cast<rlim_t>(std::ceil(spent + seconds));
+  if (limit.rlim_max != RLIM_INFINITY && soft > limit.rlim_max) soft = limit.rlim_max;
+  limit.rlim_cur = soft;
+  setrlimit(RLIMIT_CPU, &limit);
+}
+
 }  // namespace
 
 Served::Served(const char* exercise, const char* function, Handler handler) {
@@ -57,6 +76,7 @@ int main() {
       Reader in(frame.data(), frame.size());
       const std::string exercise = Codec<std::string>::get(in);
       const std::string function = Codec<std::string>::get(in);
+      limit_cpu(Codec<double>::get(in));
       const auto found = table().find(exercise + "/" + function);
       if (found == table().end()) {
         exception_reply(out, "scalebook::remote::Unknown", function + " is not served by this worker");

@@ -160,8 +160,10 @@ def sweep_cgroups(older_than: float = 3600) -> None:
 
 
 def outer_limits(limits: Limits) -> list[str]:
-    """prlimit's arguments for a box's processes (set before bwrap, inherited by all of them)."""
-    return [PRLIMIT, f"--cpu={limits.cpu_seconds}", f"--as={limits.memory_mb << 20}",
+    """prlimit's arguments for a box's processes (set before bwrap, inherited by all of them). The
+    CPU limit is soft, with the hard one a second later: a process past it gets SIGXCPU, which
+    names the cause (a compiler reports "CPU time limit exceeded"), where SIGKILL would not."""
+    return [PRLIMIT, f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}", f"--as={limits.memory_mb << 20}",
             f"--fsize={limits.file_mb << 20}", "--core=0", "--"]
 
 

@@ -341,12 +341,18 @@ static const int flood = [] {
         text = source.read_text()
         body = re.search(r"^(?!namespace)\S[^\n;]*\([^;{]*\)\s*\{$", text, re.M)
         source.write_text("#include <chrono>\n#include <thread>\n" + text[:body.end()] +
-                          "\n  std::this_thread::sleep_for(std::chrono::seconds(6));" + text[body.end():])
+                          "\n  std::this_thread::sleep_for(std::chrono::seconds(9));" + text[body.end():])
     # Correct and slow: 0.15 s of CPU per call, thirty times under the per-call limit (some fifty
     # calls: more than a whole chapter's CPU limit used to be).
     slow = from_tree("honest-slow", "solutions")
     patch_body(slow / DOT, "Matrix dot_scores(",
                "{ const auto until = std::clock() + CLOCKS_PER_SEC * 15 / 100; while (std::clock() < until) {} }",
+               "#include <ctime>")
+
+    # Spins 4 s of CPU in one call: past the per-call CPU limit (2 s here), well inside its wall limit.
+    spinner = from_tree("spinner", "solutions")
+    patch_body(spinner / CH3_ENTROPY, "Vector row_entropy(",
+               "{ const auto until = std::clock() + CLOCKS_PER_SEC * 4; while (std::clock() < until) {} }",
                "#include <ctime>")
 
     everything = [*made.values(), subs / "notes.txt", subs / "grades.csv", subs / "=HYPERLINK(1)"]
@@ -355,7 +361,7 @@ static const int flood = [] {
     instructor_before = tree_hash(ROOT, tracked_files())
     honest_before = tree_hash(honest)
     start = time.monotonic()
-    options = ["--chapters", "3,4", "--jobs", "2", "--timeout", "5", "--submission-budget", "120"]
+    options = ["--chapters", "3,4", "--jobs", "2", "--timeout", "8", "--call-cpu", "2", "--submission-budget", "120"]
     result = grade(out, everything, *options, env=env)
     seconds = time.monotonic() - start
     terminal = result.stdout
@@ -465,15 +471,19 @@ static const int flood = [] {
     expect(checking < 120 + 30, f"... its checks took the budget and no more ({checking:.0f} s of 120)")
     expect(any(t["message"].startswith("timed_out: call wall") or "did not return within" in t["message"]
                for t in budget["tests"]), "a call past the per-call limit is timed_out by name")
+    spun = messages(reports["spinner"], "3.5")
+    expect(spun and all(m.startswith("timed_out: call CPU") for m in spun if m),
+           f"a call past its CPU limit is timed_out by name, inside its wall limit: {spun[:1]}")
     slow_report = reports["honest-slow"]
     expect(slow_report["score"] == maximum, f"honest code 10x under the per-call limit keeps every mark "
                                              f"({slow_report['score']}/{maximum}: "
                                              f"{[t['message'] for t in slow_report['tests'] if t['status'] != 'passed'][:1]})")
 
-    again = grade(out, [honest, made["forger"]], "--resume", "--chapters", "3,4", "--timeout", "5",
+    again = grade(out, [honest, made["forger"]], "--resume", "--chapters", "3,4", "--timeout", "8", "--call-cpu", "2",
                   "--submission-budget", "120", timeout=600)
     expect(again.stdout.count(b"already graded") == 2, "--resume skips what was graded from the same inputs")
-    other = grade(out, [honest], "--resume", "--chapters", "3,4", "--timeout", "4", "--submission-budget", "120",
+    other = grade(out, [honest], "--resume", "--chapters", "3,4", "--timeout", "8", "--call-cpu", "3",
+                  "--submission-budget", "120",
                   timeout=600)
     expect(other.stdout.count(b"already graded") == 0, "--resume grades again when a limit changed")
 
