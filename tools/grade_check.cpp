@@ -39,6 +39,10 @@ namespace {
 
 std::string read_file(const std::string& path, std::size_t limit = 1 << 20) {
   std::ifstream in(path, std::ios::binary);
+  struct stat info{};
+  // A file's size where it has one (files of /proc and /sys say 0: read those up to LIMIT).
+  if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0)
+    limit = std::min(limit, static_cast<std::size_t>(info.st_size));
   std::string text(limit, '\0');
   in.read(text.data(), static_cast<std::streamsize>(limit));
   text.resize(static_cast<std::size_t>(in.gcount()));
@@ -241,6 +245,159 @@ Verdict from_transport(const std::string& code, const std::string& message) {
   return {"failed", text};
 }
 
+// One run of a trusted checks process: FILTER picks the checks ("" for all of the binary's), RUN is
+// its own folder (results.tsv, output.log), WALL its wall-clock limit (stopped a little later).
+struct TrustedRun {
+  bool stopped = false;   // past its wall-clock limit
+  int status = 0;         // waitpid's
+  double seconds = 0;
+  std::string results;    // the results file's text
+  std::string output;     // its output, made safe
+};
+
+TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const std::string& build,
+                       const std::string& run, const std::string& binary, const std::string& filter, double wall,
+                       double deadline) {
+  const double check_seconds = std::stod(settings.at("check_seconds"));
+  const double grace = 2.0;
+  mkdir(run.c_str(), 0755);
+  const std::string results = run + "/results.tsv", log = run + "/output.log";
+  std::remove(results.c_str());
+  Cgroups cgroups;
+  cgroups.make(settings);
+  for (const auto& group : cgroups.groups) {
+    if (group_count < 3 && group.size() < sizeof the_groups[0]) {
+      std::memcpy(the_groups[group_count], group.c_str(), group.size() + 1);
+      group_count = group_count + 1;
+    }
+  }
+  const std::string results_flag = "--scalebook-results=" + results;
+  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "SCALEBOOK_WORKER=" + build + "/worker.sh",
+                                  "SCALEBOOK_BOX_CGROUPS=" + cgroups.joined(),
+                                  "SCALEBOOK_CALL_TIMEOUT=" + settings.at("call_seconds"),
+                                  "SCALEBOOK_CALL_CPU=" + settings.at("call_cpu_seconds"),
+                                  "SCALEBOOK_CHECK_WALL=" + settings.at("check_seconds"),
+                                  "SCALEBOOK_SUBMISSION_DEADLINE=" + std::to_string(deadline)};
+  std::vector<char*> envp, argv;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string binary_copy = binary, no_colors = "--no-colors", no_version = "--no-version";
+  std::string filter_copy = filter, results_copy = results_flag;
+  for (std::string* a : {&binary_copy, &no_colors, &no_version, &results_copy}) argv.push_back(a->data());
+  if (!filter.empty()) argv.push_back(filter_copy.data());
+  argv.push_back(nullptr);
+  // The process's CPU time: the check's limit, or the whole run's for a chapter's batch.
+  const double cpu_seconds = std::max(check_seconds, wall);
+
+  sigset_t child_signal, old;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child_signal, &old);
+  const auto started = std::chrono::steady_clock::now();
+  const pid_t child = fork();
+  if (child == 0) {
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // this step dies (ctest's timeout, a signal): so does the check
+    // The trusted process's own bounds: replies are at most 64 MiB (lib/remote/client.cpp), so 2 GiB
+    // of address space is far more than any check needs; its CPU time, its wall-clock limit.
+    const rlimit memory{rlim_t{2} << 30, rlim_t{2} << 30};
+    const rlimit cpu{static_cast<rlim_t>(cpu_seconds) + 2, static_cast<rlim_t>(cpu_seconds) + 3};
+    setrlimit(RLIMIT_AS, &memory);
+    setrlimit(RLIMIT_CPU, &cpu);
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    if (chdir(run.c_str()) != 0) _exit(126);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  the_child = child;
+  TrustedRun done;
+  while (true) {
+    const pid_t ended = waitpid(child, &done.status, WNOHANG);
+    if (ended == child) break;
+    const double left = wall + grace - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (left <= 0) {
+      kill(child, SIGKILL);
+      waitpid(child, &done.status, 0);
+      done.stopped = true;
+      break;
+    }
+    timespec wait{static_cast<time_t>(left), static_cast<long>((left - static_cast<double>(static_cast<time_t>(left))) * 1e9)};
+    sigtimedwait(&child_signal, nullptr, &wait);
+  }
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  the_child = -1;
+  group_count = 0;
+  cgroups.close_all();
+  done.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string output = read_file(log, 1 << 20);
+  if (output.size() > 20000) output = output.substr(output.size() - 20000);
+  done.output = safe(output, 4000, false);
+  done.results = read_file(results, 8 << 20);
+  return done;
+}
+
+// The last line a trusted process wrote about NAME ("STATUS<TAB>NAME<TAB>MESSAGE"): its status
+// ("" if none) and message (unescaped: a line break written as backslash-n, a backslash as two).
+std::pair<std::string, std::string> result_of(const std::string& results, const std::string& name) {
+  std::string code, message;
+  std::istringstream lines(results);
+  for (std::string line; std::getline(lines, line);) {
+    if (lines.eof()) break;  // a line cut short by a dying process
+    const auto first = line.find('\t');
+    const auto second = first == std::string::npos ? first : line.find('\t', first + 1);
+    if (second == std::string::npos || line.compare(first + 1, second - first - 1, name) != 0) continue;
+    code = line.substr(0, first);
+    message.clear();
+    for (std::size_t i = second + 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size()) {
+        ++i;
+        message += line[i] == 'n' ? ' ' : line[i];
+      } else {
+        message += line[i];
+      }
+    }
+  }
+  return {code, message};
+}
+
+bool batching() {
+  const char* batch = std::getenv("SCALEBOOK_BATCH");
+  return batch != nullptr && std::strcmp(batch, "1") == 0;
+}
+
+// A chapter's checks in one trusted process (./workbook grade sets SCALEBOOK_BATCH=1): each check
+// step then takes its verdict from this run, and runs alone only where the run has none (it died or
+// was stopped inside that check). Run by hand (ctest -R ...), every check runs alone. Always
+// exits 0: a fixture that fails would leave its checks unrun.
+int batch(const std::string& submission, const std::string& chapter, const std::string& binary) {
+  const std::string run = submission + "/runs/" + chapter + ".batch";
+  std::remove((run + "/results.tsv").c_str());
+  if (!batching()) {
+    std::printf("the checks run one by one (./workbook grade runs a chapter's checks together)\n");
+    return 0;
+  }
+  const std::string build = submission + "/build/" + chapter;
+  if (access((build + "/worker").c_str(), F_OK) != 0) {
+    std::printf("no worker: the checks say why one by one\n");
+    return 0;
+  }
+  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const double budget = std::stod(settings.at("submission_seconds"));
+  const double spent = add_to_ledger(submission + "/ledger", "checks", 0.0);
+  if (spent >= budget) return 0;
+  mkdir((submission + "/runs").c_str(), 0755);
+  const TrustedRun done = run_trusted(settings, build, run, binary, "", budget - spent,
+                                      static_cast<double>(time(nullptr)) + budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.seconds);
+  std::printf("the chapter's checks ran together in %.2f s%s\n", done.seconds,
+              done.stopped ? " (stopped at the submission budget)" : "");
+  return 0;
+}
+
 int check(const std::string& submission, const std::string& chapter, const std::string& key,
           const std::string& name, const std::string& exercise, const std::string& binary) {
   const auto settings = read_settings(submission + "/../kit/settings.env");
@@ -255,6 +412,15 @@ int check(const std::string& submission, const std::string& chapter, const std::
     const std::string message = tab == std::string::npos ? "" : built.substr(tab + 1);
     return finish(submission, key, "", {built.substr(0, tab), safe(message, 1000, true)}, "");
   }
+  if (batching()) {  // the verdict of the chapter's run, where it has one
+    const auto [code, message] = result_of(read_file(submission + "/runs/" + chapter + ".batch/results.tsv", 8 << 20), name);
+    if (!code.empty() && code != "start") {
+      const Verdict verdict = from_transport(code, message);
+      return finish(submission, key, code, verdict,
+                    verdict.status == "passed" ? "" : "(graded with the chapter's other checks in one process; "
+                                                      "ctest -R on this test alone runs it by itself)");
+    }
+  }
   const double check_seconds = std::stod(settings.at("check_seconds"));
   const double budget = std::stod(settings.at("submission_seconds"));
   const double spent = add_to_ledger(submission + "/ledger", "checks", 0.0);
@@ -268,126 +434,33 @@ int check(const std::string& submission, const std::string& chapter, const std::
   // this step stops it a little later, should it not.
   const double wall = std::min(check_seconds, budget - spent);
   const std::string limit_name = wall < check_seconds ? "submission budget" : "check wall";
-  const double grace = 2.0;
-
-  const std::string run = submission + "/runs/" + key;
   mkdir((submission + "/runs").c_str(), 0755);
-  mkdir(run.c_str(), 0755);
-  const std::string results = run + "/results.tsv", log = run + "/output.log";
-  std::remove(results.c_str());
-  Cgroups cgroups;
-  cgroups.make(settings);
-  for (const auto& group : cgroups.groups) {
-    if (group_count < 3 && group.size() < sizeof the_groups[0]) {
-      std::memcpy(the_groups[group_count], group.c_str(), group.size() + 1);
-      group_count = group_count + 1;
-    }
-  }
-
   const std::string filter = [&] {
     std::string f = "--test-case=";
     for (char c : name) f += c == ',' ? std::string("\\,") : std::string(1, c);
     return f;
   }();
-  const std::string results_flag = "--scalebook-results=" + results;
-  std::vector<std::string> env = {"PATH=/usr/bin:/bin", "SCALEBOOK_WORKER=" + build + "/worker.sh",
-                                  "SCALEBOOK_BOX_CGROUPS=" + cgroups.joined(),
-                                  "SCALEBOOK_CALL_TIMEOUT=" + settings.at("call_seconds"),
-                                  "SCALEBOOK_CALL_CPU=" + settings.at("call_cpu_seconds"),
-                                  "SCALEBOOK_CHECK_WALL=" + settings.at("check_seconds"),
-                                  "SCALEBOOK_SUBMISSION_DEADLINE=" + std::to_string(static_cast<double>(time(nullptr)) + budget - spent)};
-  std::vector<char*> envp, argv;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::string binary_copy = binary, no_colors = "--no-colors", no_version = "--no-version";
-  std::string filter_copy = filter, results_copy = results_flag;
-  for (std::string* a : {&binary_copy, &no_colors, &no_version, &filter_copy, &results_copy}) argv.push_back(a->data());
-  argv.push_back(nullptr);
-
-  sigset_t child_signal, old;
-  sigemptyset(&child_signal);
-  sigaddset(&child_signal, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &child_signal, &old);
-  const auto started = std::chrono::steady_clock::now();
-  const pid_t child = fork();
-  if (child == 0) {
-    sigprocmask(SIG_SETMASK, &old, nullptr);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // this step dies (ctest's timeout, a signal): so does the check
-    // The trusted process's own bounds: replies are at most 64 MiB (lib/remote/client.cpp), so 2 GiB
-    // of address space is far more than any check needs; its CPU time, the check's wall limit.
-    const rlimit memory{rlim_t{2} << 30, rlim_t{2} << 30};
-    const rlimit cpu{static_cast<rlim_t>(check_seconds) + 2, static_cast<rlim_t>(check_seconds) + 3};
-    setrlimit(RLIMIT_AS, &memory);
-    setrlimit(RLIMIT_CPU, &cpu);
-    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int null = open("/dev/null", O_RDONLY);
-    dup2(null, 0);
-    dup2(out, 1);
-    dup2(out, 2);
-    if (chdir(run.c_str()) != 0) _exit(126);
-    execve(argv[0], argv.data(), envp.data());
-    _exit(127);
-  }
-  the_child = child;
-  int status = 0;
-  bool stopped = false;
-  while (true) {
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child) break;
-    const double left = wall + grace - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (left <= 0) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      stopped = true;
-      break;
-    }
-    timespec wait{static_cast<time_t>(left), static_cast<long>((left - static_cast<double>(static_cast<time_t>(left))) * 1e9)};
-    sigtimedwait(&child_signal, nullptr, &wait);
-  }
-  the_child = -1;
-  group_count = 0;
-  cgroups.close_all();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  add_to_ledger(submission + "/ledger", "checks", seconds);
-
-  std::string output = read_file(log, 1 << 20);
-  if (output.size() > 20000) output = output.substr(output.size() - 20000);
-  output = safe(output, 4000, false);
-  if (stopped) {
+  const TrustedRun done = run_trusted(settings, build, submission + "/runs/" + key, binary, filter, wall,
+                                      static_cast<double>(time(nullptr)) + budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.seconds);
+  if (done.stopped) {
     char text[64];
     std::snprintf(text, sizeof text, "%g", wall);
     return finish(submission, key, "", {"timed_out", "timed_out: " + limit_name + " (" + text + " s): the check was stopped"},
-                  output);
+                  done.output);
   }
-  // The last line the trusted process wrote about NAME: "STATUS<TAB>NAME<TAB>MESSAGE".
-  std::string code, message;
-  std::istringstream lines(read_file(results));
-  for (std::string line; std::getline(lines, line);) {
-    if (lines.eof()) break;  // a line cut short by a dying process
-    const auto first = line.find('\t');
-    const auto second = first == std::string::npos ? first : line.find('\t', first + 1);
-    if (second == std::string::npos || line.compare(first + 1, second - first - 1, name) != 0) continue;
-    code = line.substr(0, first);
-    message.clear();  // the results file escapes a line break as backslash-n, a backslash as two
-    for (std::size_t i = second + 1; i < line.size(); ++i) {
-      if (line[i] == '\\' && i + 1 < line.size()) {
-        ++i;
-        message += line[i] == 'n' ? ' ' : line[i];
-      } else {
-        message += line[i];
-      }
-    }
-  }
+  const auto [code, message] = result_of(done.results, name);
+  const int status = done.status;
   if (code.empty() || code == "start") {
     const std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
                                                 : "status " + std::to_string(WEXITSTATUS(status));
     return finish(submission, key, code, {"crashed", "crashed: the trusted checks process ended (" + how + ") inside the check"},
-                  output);
+                  done.output);
   }
   Verdict verdict = from_transport(code, message);
   if (verdict.status == "passed" && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
     verdict = {"failed", "the trusted checks process did not exit cleanly"};
-  return finish(submission, key, code, verdict, verdict.status == "passed" ? "" : output);
+  return finish(submission, key, code, verdict, verdict.status == "passed" ? "" : done.output);
 }
 
 }  // namespace
@@ -404,6 +477,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (what == "check" && argc == 8) return check(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
-  std::fprintf(stderr, "usage: grade_check start SUBMISSION | check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY\n");
+  if (what == "batch" && argc == 5) return batch(argv[2], argv[3], argv[4]);
+  std::fprintf(stderr, "usage: grade_check start SUBMISSION | batch SUBMISSION CHAPTER BINARY |\n"
+                       "                   check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY\n");
   return 2;
 }

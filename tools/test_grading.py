@@ -238,8 +238,9 @@ def main() -> int:
                                 "--output-on-failure"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(again.stdout[-1500:])
         expect("crashes/03-attention-scaling/3.1 dot scores of the worked example" in again.stdout and
-               "SIGSEGV" in again.stdout and "1 tests failed out of 3" in again.stdout,
-               "ctest -R re-runs one check of one submission (with its start and build fixtures) and shows why")
+               "SIGSEGV" in again.stdout and "1 tests failed out of 4" in again.stdout,
+               "ctest -R re-runs one check of one submission (with its start, build and batch fixtures; by hand "
+               "the batch runs nothing and the check runs alone) and shows why")
         chapter = subprocess.run(["ctest", "--test-dir", str(out), "-L", "^ch04$", "-j", "2"],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         runs = re.findall(r"Test +#\d+: (\S+)/04-causal-masking/4\.", chapter.stdout)

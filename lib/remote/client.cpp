@@ -164,6 +164,20 @@ bool read_before(int fd, char* out, std::size_t size, double deadline, bool& tim
   return true;
 }
 
+// When the check now running started, and how long all its calls together may take
+// (SCALEBOOK_CHECK_WALL seconds; 0: no limit of their own). Many checks may run in one process
+// (a chapter's batch), so the check's wall-clock limit is kept here, call by call.
+double& check_started() {
+  static double started = seconds_now();
+  return started;
+}
+
+double check_wall() {
+  const char* text = std::getenv("SCALEBOOK_CHECK_WALL");
+  const double value = text != nullptr ? std::atof(text) : 0.0;
+  return value > 0 ? value : 0.0;
+}
+
 // The functions that timed out in the check now running (see the top of the file).
 std::set<std::string>& timed_out_in_this_check() {
   static std::set<std::string> functions;
@@ -175,7 +189,13 @@ struct ForgetTimeouts : doctest::IReporter {
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
-  void test_case_start(const doctest::TestCaseData&) override { timed_out_in_this_check().clear(); }
+  void test_case_start(const doctest::TestCaseData&) override {
+    timed_out_in_this_check().clear();
+    check_started() = seconds_now();
+    // Every check starts with a fresh worker, as when it runs alone: nothing a worker kept from an
+    // earlier check (its state, the CPU time it spent) carries over into this one.
+    if (worker().pid > 0) stop_worker();
+  }
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats&) override {}
   void test_case_exception(const doctest::TestCaseException&) override {}
@@ -253,7 +273,12 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
     const std::string how = stop_worker(2.0);
     fail_call(what + "could not be called: the student process is gone (" + how + ")", transport_code(how));
   }
-  const double deadline = seconds_now() + limit;
+  double deadline = seconds_now() + limit;
+  bool check_limit = false;  // the check's limit comes before the call's
+  if (check_wall() > 0 && check_started() + check_wall() < deadline) {
+    deadline = check_started() + check_wall();
+    check_limit = true;
+  }
   bool timed_out = false;
   std::uint64_t reply_size = 0;
   if (!read_before(worker().from_worker, reinterpret_cast<char*>(&reply_size), sizeof reply_size, deadline,
@@ -261,6 +286,9 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
     if (timed_out) {
       stop_worker();
       timed_out_in_this_check().insert(function);
+      if (check_limit)
+        fail_call(what + "was still running when the check's time (" + std::to_string(static_cast<int>(check_wall())) +
+                      " s for all its calls) ran out", "worker_timed_out:check_wall");
       fail_call(what + too_long + ": an endless loop?", "worker_timed_out:call_wall");
     }
     const std::string how = stop_worker(2.0);
@@ -274,7 +302,8 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   if (!read_before(worker().from_worker, reply.data(), reply.size(), deadline, timed_out)) {
     const std::string how = stop_worker(timed_out ? 0.0 : 2.0);
     fail_call(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"),
-              timed_out ? "worker_timed_out:call_wall" : transport_code(how));
+              timed_out ? (check_limit ? "worker_timed_out:check_wall" : "worker_timed_out:call_wall")
+                        : transport_code(how));
   }
   return reply;
 }
