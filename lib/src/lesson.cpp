@@ -27,6 +27,10 @@ void Lesson::end(const std::string& name) {
   std::cout << "-- [" << name << "] --\n" << std::endl;
 }
 
+void Lesson::claim(bool holds, const std::string& claim) const {
+  if (!holds) throw ClaimFailed("Lesson::claim: the page says \"" + claim + "\", and the numbers above contradict it");
+}
+
 void Lesson::table(const std::string& file_name, std::initializer_list<std::string> header,
                    std::initializer_list<std::vector<double>> columns) const {
   if (header.size() != columns.size()) {
@@ -72,6 +76,9 @@ int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body) 
   } catch (const NotImplemented& error) {
     std::cout.flush();
     std::cerr << "\nThe lesson stopped: " << error.what() << '\n';
+  } catch (const ClaimFailed& error) {
+    std::cout.flush();
+    std::cerr << "\nThe lesson stopped: a claim of its page does not hold. " << error.what() << '\n';
   } catch (const Error& error) {
     std::cout.flush();
     std::cerr << "\nThe lesson stopped on an error: " << error.what() << '\n';

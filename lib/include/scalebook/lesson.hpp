@@ -8,6 +8,7 @@
 //       std::printf("...");
 //       lesson.end("worked-example");     // prints "-- [worked-example] --"
 //       lesson.table("ch03_variance.dat", {"d_k", "var"}, {dks, vars});
+//       lesson.claim(vars.back() > vars.front(), "the variance grows with d_k");
 //     });
 //   }
 #pragma once
@@ -22,6 +23,12 @@
 
 namespace scalebook {
 
+/// Thrown by Lesson::claim when the numbers a lesson computed contradict a sentence of its page.
+class ClaimFailed : public Error {
+ public:
+  using Error::Error;
+};
+
 class Lesson {
  public:
   explicit Lesson(std::filesystem::path data_dir);
@@ -35,6 +42,11 @@ class Lesson {
   void table(const std::string& file_name, std::initializer_list<std::string> header,
              std::initializer_list<std::vector<double>> columns) const;
 
+  /// States that a sentence of the chapter's page holds for the numbers just printed: does nothing
+  /// when \p holds is true; otherwise throws ClaimFailed naming \p claim, so that run_lesson
+  /// returns non-zero and the docs build stops instead of showing a page its numbers contradict.
+  void claim(bool holds, const std::string& claim) const;
+
   /// Writes a matrix (one row per line, %.17g) into the data folder, for heatmaps.
   void matrix(const std::string& file_name, const Matrix& m) const;
 
@@ -45,8 +57,8 @@ class Lesson {
 };
 
 /// Runs a lesson body: argv[1] (default ".") is the folder for data files. Returns 0 on success;
-/// on a NotImplemented exercise or another scalebook::Error prints what happened to stderr and
-/// returns 1.
+/// on a NotImplemented exercise, a failed claim or another scalebook::Error prints what happened
+/// to stderr and returns 1.
 int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body);
 
 }  // namespace scalebook
