@@ -10,6 +10,10 @@
  *    "Chapters" menu lists the book's pages on a phone, where the sidebar is hidden.
  *  - Long formulas break again at the new width when a phone turns or a window is resized
  *    (MathJax 2 breaks them once, at the width of their box when it first typesets them).
+ *  - Linked names show their brief description, math typeset, in a tooltip: those in code blocks
+ *    (Doxygen's hidden div.ttc, given back their formulas by docs/tooltip_math.py) and links in
+ *    the prose (data-scalebook-tip, from the same script). Doxygen 1.9.4 writes the former but
+ *    never shows them, and writes the latter as plain-text titles without their formulas.
  */
 (function () {
   "use strict";
@@ -146,6 +150,30 @@
     cell.appendChild(menu);
   }
 
+  // Tooltips for linked names, with jQuery PowerTip (shipped in Doxygen's jquery.js); the math in
+  // the one on screen is typeset when it opens, and the tip placed again at its typeset size.
+  function tooltips() {
+    if (!window.jQuery || !$.fn.powerTip) return;
+    var options = { placement: "s", smartPlacement: true, mouseOnToPopup: true };
+    $("a.code, a.codeRef").each(function () {
+      var href = this.getAttribute("href") || "";
+      var tip = document.getElementById("a" + href.replace(/.*\//, "").replace(/[^a-z_A-Z0-9]/g, "_"));
+      if (!tip || !tip.classList.contains("ttc")) return;
+      $(this).data("powertip", tip.innerHTML).powerTip(options);
+    });
+    $("a.el[data-scalebook-tip]").each(function () {
+      $(this).data("powertip", '<div class="ttdoc">' + this.getAttribute("data-scalebook-tip") + "</div>")
+        .powerTip(options);
+    });
+    $(document).on("powerTipOpen", function (event) {
+      var tip = document.getElementById("powerTip");
+      if (!tip || !window.MathJax || !MathJax.Hub || !MathJax.Hub.Queue) return;
+      MathJax.Hub.Queue(["Typeset", MathJax.Hub, tip], function () {
+        if ($(tip).is(":visible")) $.powerTip.reposition($(event.target));
+      });
+    });
+  }
+
   // After a change of width (a phone turned, a window resized), typeset the math again so that
   // MathJax breaks long formulas at their boxes' new width, once the resizing has settled.
   function rebreakOnResize() {
@@ -168,6 +196,7 @@
     figures();
     contentsButton();
     chaptersMenu();
+    tooltips();
     // The sidebar is filled in (and opened further) by navtree.js after the page has loaded.
     var tree = document.getElementById("nav-tree");
     if (tree && window.MutationObserver) {

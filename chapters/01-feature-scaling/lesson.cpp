@@ -10,6 +10,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -45,6 +46,20 @@ double optimal_loss(const Matrix& x, const Vector& y) {
   a << x, Vector::Ones(x.rows());
   const Vector theta = (a.transpose() * a).ldlt().solve(a.transpose() * y);
   return (a * theta - y).squaredNorm() / (2.0 * static_cast<double>(x.rows()));
+}
+
+// The Pearson correlation matrix of the columns of x.
+Matrix correlation(const Matrix& x) {
+  const Matrix centred = x.rowwise() - x.colwise().mean();
+  const Matrix cov = centred.transpose() * centred / static_cast<double>(x.rows());
+  const Vector sd = cov.diagonal().cwiseSqrt();
+  return cov.array() / (sd * sd.transpose()).array();
+}
+
+double median(Vector v) {
+  std::sort(v.data(), v.data() + v.size());
+  const Index n = v.size();
+  return n % 2 == 1 ? v(n / 2) : 0.5 * (v(n / 2 - 1) + v(n / 2));
 }
 
 double accuracy(const Vector& predicted, const Vector& truth) {
@@ -110,6 +125,13 @@ int main(int argc, char** argv) {
       const RowVector sd = split.scaling.scale;
       std::printf("\nlargest sd / smallest sd: %.0f (TAX %.1f vs NOX %.4f)\n", sd.maxCoeff() / sd.minCoeff(),
                   sd(9), sd(4));
+      const RowVector width = boston.train.x.colwise().maxCoeff() - boston.train.x.colwise().minCoeff();
+      std::printf("widest range / narrowest range: %.0f\n", width.maxCoeff() / width.minCoeff());
+      const double crim_mean = split.scaling.mean(0), crim_median = median(boston.train.x.col(0));
+      std::printf("CRIM: mean %.3f, median %.3f (a few tracts have very high rates)\n", crim_mean, crim_median);
+      lesson.claim(sd.maxCoeff() / sd.minCoeff() >= 1000.0 && width.maxCoeff() / width.minCoeff() >= 1000.0,
+                   "the raw features' spreads differ by three orders of magnitude");
+      lesson.claim(crim_mean > 10.0 * crim_median, "the crime rate's mean is more than ten times its median");
     }
     lesson.end("ranges");
 
@@ -132,6 +154,8 @@ int main(int argc, char** argv) {
         std::printf("%-8s %+14.4f %+14.4f\n", boston.train.feature_names[c].c_str(), a, t);
       }
       std::printf("\nlargest shift: %.4f sd (all rows), %.4f sd (test rows)\n", worst_all, worst_test);
+      lesson.claim(worst_all < 0.1 && worst_test < 0.3,
+                   "on the Boston split the shift is small: under 0.1 sd from all rows, under 0.3 sd from the test rows");
       const Matrix constant = Matrix::Constant(3, 1, 7.0);
       const ch01::Scaling c = ch01::fit_scaling(constant);
       std::printf("a constant feature (7, 7, 7): mean %.1f, scale %.1f, scaled %.1f\n", c.mean(0), c.scale(0),
@@ -148,14 +172,17 @@ int main(int argc, char** argv) {
         const char* name;
         Matrix x;
         Vector h;
-        ch01::DescentResult result;
+        ch01::DescentResult result, best_step;
         double optimum;
       };
-      Run runs[2] = {{"raw", boston.train.x, {}, {}, 0.0}, {"scaled", split.train, {}, {}, 0.0}};
+      Run runs[2] = {{"raw", boston.train.x, {}, {}, {}, 0.0}, {"scaled", split.train, {}, {}, {}, 0.0}};
       for (Run& run : runs) {
         run.h = curvatures(run.x);
-        const double step = 1.0 / run.h.maxCoeff();  // the largest step that is safe everywhere
+        const double step = 1.0 / run.h.maxCoeff();  // safe: every direction shrinks, none overshoots
         run.result = ch01::gradient_descent(run.x, boston.train.y, step, tolerance, max_iterations);
+        // The best fixed step: the steepest and the flattest direction shrink by the same factor.
+        const double best = 2.0 / (run.h.maxCoeff() + run.h.minCoeff());
+        run.best_step = ch01::gradient_descent(run.x, boston.train.y, best, tolerance, max_iterations);
         run.optimum = optimal_loss(run.x, boston.train.y);
       }
       std::printf("least squares on the %d training rows; step 1/lambda_max; stop when\n"
@@ -168,6 +195,27 @@ int main(int argc, char** argv) {
                     run.h.maxCoeff() / run.h.minCoeff(), run.result.iterations, run.result.loss.back(), run.optimum,
                     run.result.converged ? "" : "  (not converged)");
       }
+      std::printf("\nthe best fixed step 2/(lambda_max + lambda_min): every direction shrinks by at most\n"
+                  "(cond - 1)/(cond + 1) per step\n\n");
+      std::printf("%-7s %16s %10s\n", "", "factor per step", "steps");
+      for (const Run& run : runs) {
+        const double cond = run.h.maxCoeff() / run.h.minCoeff();
+        std::printf("%-7s %16.10f %10d%s\n", run.name, (cond - 1.0) / (cond + 1.0), run.best_step.iterations,
+                    run.best_step.converged ? "" : "  (not converged)");
+      }
+      const Vector r = Eigen::SelfAdjointEigenSolver<Matrix>(correlation(boston.train.x)).eigenvalues();
+      const double cond_r = r.maxCoeff() / r.minCoeff(), cond_scaled = runs[1].h.maxCoeff() / runs[1].h.minCoeff();
+      std::printf("\ncond of the raw training rows' correlation matrix: %.4g (eigenvalues %.4g .. %.4g)\n", cond_r,
+                  r.minCoeff(), r.maxCoeff());
+      lesson.claim(!runs[0].result.converged && !runs[0].best_step.converged,
+                   "gradient descent on the raw features does not converge within the step limit");
+      lesson.claim(runs[1].result.converged && runs[1].best_step.converged &&
+                       runs[1].best_step.iterations < runs[1].result.iterations,
+                   "on standardised features both steps converge, and the best fixed step needs fewer steps than 1/lambda_max");
+      lesson.claim(std::abs(cond_scaled - cond_r) <= 1e-9 * cond_r,
+                   "the condition number after standardising equals that of the correlation matrix");
+      lesson.claim(std::abs(runs[0].optimum - runs[1].optimum) <= 1e-9 * runs[1].optimum,
+                   "raw and standardised least squares have the same optimum");
       // The figure: loss above the optimum at about 200 logarithmically spaced steps, up to the
       // last step each run made.
       for (int r = 0; r < 2; ++r) {
@@ -195,14 +243,20 @@ int main(int argc, char** argv) {
                   static_cast<int>(train.x.rows()), static_cast<int>(test.x.rows()));
       std::printf("training sd of proline %.1f, of hue %.3f\n\n", scaled.scaling.scale(12), scaled.scaling.scale(10));
       std::printf("%4s %14s %14s\n", "k", "raw accuracy", "scaled");
+      bool scaled_wins = true;
+      double raw_k5 = 0.0;
       for (int k : {1, 3, 5, 7, 9}) {
         const double raw = accuracy(ch01::knn_predict(train.x, train.y, test.x, k), test.y);
         const double sc = accuracy(ch01::knn_predict(scaled.train, train.y, scaled.test, k), test.y);
         std::printf("%4d %14.3f %14.3f\n", k, raw, sc);
+        scaled_wins = scaled_wins && sc > raw;
+        if (k == 5) raw_k5 = raw;
       }
       const double proline_only = accuracy(
           ch01::knn_predict(train.x.col(12), train.y, test.x.col(12), 5), test.y);
       std::printf("\nproline alone (k = 5, raw): %.3f\n", proline_only);
+      lesson.claim(raw_k5 <= proline_only, "raw kNN does no better than kNN on proline alone");
+      lesson.claim(scaled_wins, "standardised kNN is more accurate than raw kNN for every k");
     }
     lesson.end("knn");
 
@@ -219,6 +273,9 @@ int main(int argc, char** argv) {
       std::printf(" %8.3f\n%-8s", raw, "scaled");
       for (double m : scaled_folds) std::printf(" %8.3f", m);
       std::printf(" %8.3f\n", scaled);
+      bool every_fold = true;
+      for (std::size_t f = 0; f < raw_folds.size(); ++f) every_fold = every_fold && scaled_folds[f] < raw_folds[f];
+      lesson.claim(every_fold, "the network on standardised features has the lower error on every fold");
     }
     lesson.end("mlp");
   });

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
                   static_cast<int>(folds[0].train.size()));
       std::printf("Dense(64, relu) - Dense(64, relu) - Dense(1), RMSprop, MSE, batch 16, 100 epochs\n\n");
       std::printf("%-24s %7s %7s %7s %7s %7s\n", "", "fold 1", "fold 2", "fold 3", "fold 4", "mean");
-      double sum = 0.0;
+      double sum = 0.0, lowest = 1e300, highest = 0.0;
       std::printf("%-24s", "validation MAE (ours)");
       for (std::size_t f = 0; f < folds.size(); ++f) {
         scalebook::MlpConfig config;
@@ -124,9 +124,26 @@ int main(int argc, char** argv) {
         const double mae = scalebook::train_mlp(d.x_train, d.y_train, d.x_val, d.y_val, config).val_mae.back();
         std::printf(" %7.2f", mae);
         sum += mae;
+        lowest = std::min(lowest, mae);
+        highest = std::max(highest, mae);
       }
       std::printf(" %7.2f\n", sum / 4.0);
       std::printf("%-24s %7.2f %7.2f %7.2f %7.2f %7.2f\n", "DLwP 2nd ed. (Keras)", 2.11, 3.08, 2.65, 2.43, 2.57);
+      // Chapter 1 trained the same network on the same folds with seeds 1000 + fold.
+      double chapter1_sum = 0.0;
+      for (std::size_t f = 0; f < folds.size(); ++f) {
+        scalebook::MlpConfig config;
+        config.seed = 1000 + f;
+        const FoldData& d = fold_rows[f];
+        const double mae = scalebook::train_mlp(d.x_train, d.y_train, d.x_val, d.y_val, config).val_mae.back();
+        chapter1_sum += mae / 4.0;
+      }
+      std::printf("\nthe same folds with chapter 1's seeds (1000 + fold): mean %.3f; with ours (2000 + fold): %.3f\n",
+                  chapter1_sum, sum / 4.0);
+      std::printf("the two means differ by %.3f; our folds span %.3f\n", std::abs(chapter1_sum - sum / 4.0),
+                  highest - lowest);
+      lesson.claim(std::abs(chapter1_sum - sum / 4.0) < highest - lowest,
+                   "changing the seeds moves the mean by less than the folds differ from one another");
     }
     lesson.end("kfold");
 
@@ -147,6 +164,13 @@ int main(int argc, char** argv) {
         std::printf("%6d %18.4f %18.4f\n", e, mine[static_cast<std::size_t>(e - 1)],
                     lib.val_mae[static_cast<std::size_t>(e - 1)]);
       }
+      double largest = 0.0;
+      for (int e = 0; e < epochs; ++e) {
+        const double a = mine[static_cast<std::size_t>(e)], b = lib.val_mae[static_cast<std::size_t>(e)];
+        largest = std::max(largest, std::abs(a - b) / std::abs(a));
+      }
+      std::printf("\nlargest relative difference over the %d epochs: %.1e\n", epochs, largest);
+      lesson.claim(largest < 1e-6, "the chapter's functions and lib's float32 trainer agree to 1e-6 at every epoch");
     }
     lesson.end("by-hand");
 
@@ -167,8 +191,8 @@ int main(int argc, char** argv) {
         }
       }
       //! [smoothing]
-      // As DLwP: drop the first 10 epochs (their scale dwarfs the rest),
-      // smooth with factor 0.9, take the smallest smoothed value.
+      // As DLwP's first edition: drop the first 10 epochs (their scale dwarfs
+      // the rest), smooth with factor 0.9, take the smallest smoothed value.
       const std::vector<double> tail(val.begin() + 10, val.end());
       const std::vector<double> smooth = ch02::smooth_curve(tail, 0.9);
       const Index best = ch02::best_epoch(smooth) + 10 + 1;  // 1-based epoch
@@ -176,12 +200,16 @@ int main(int argc, char** argv) {
       std::printf("mean over the 4 folds of the MAE per epoch, 500 epochs\n\n");
       std::printf("%6s %10s %12s %14s\n", "epoch", "train MAE", "val MAE", "val smoothed");
       for (int e : {1, 10, 25, 50, 75, 100, 150, 200, 300, 400, 500}) {
-        const std::string s = e > 10 ? std::to_string(smooth[static_cast<std::size_t>(e - 11)]).substr(0, 6) : "";
+        char smoothed[32] = "";
+        if (e > 10) std::snprintf(smoothed, sizeof smoothed, "%.4f", smooth[static_cast<std::size_t>(e - 11)]);
         std::printf("%6d %10.3f %12.3f %14s\n", e, train[static_cast<std::size_t>(e - 1)],
-                    val[static_cast<std::size_t>(e - 1)], s.c_str());
+                    val[static_cast<std::size_t>(e - 1)], smoothed);
       }
       std::printf("\nvalidation stops improving after epoch %d (smoothed MAE %.3f)\n",
                   static_cast<int>(best), smooth[static_cast<std::size_t>(best - 11)]);
+      lesson.claim(train.back() < train[static_cast<std::size_t>(best - 1)] &&
+                       smooth.back() > smooth[static_cast<std::size_t>(best - 11)],
+                   "after the best epoch the training error keeps falling while the validation error creeps up");
       std::vector<double> epoch_numbers, smooth_epochs;
       for (int e = 1; e <= epochs; ++e) {
         epoch_numbers.push_back(e);
@@ -222,7 +250,7 @@ int main(int argc, char** argv) {
                   "training on those rows and on the 101 validation rows, mean of %d seeds\n\n",
                   epochs, seeds);
       std::printf("%6s %-8s %10s %10s %10s %10s\n", "rows", "model", "train MAE", "val MAE", "gap", "best val");
-      std::vector<double> rows_column, gap_small, gap_large, val_small, val_large;
+      std::vector<double> rows_column, gap_small, gap_large, val_small, val_large, best_val_small, best_val_large;
       std::vector<double> curve_small(epochs, 0.0), curve_large(epochs, 0.0);
       for (double fraction : {1.0, 0.5, 0.25}) {
         const Index n = static_cast<Index>(std::lround(fraction * static_cast<double>(d.x_train.rows())));
@@ -248,10 +276,27 @@ int main(int argc, char** argv) {
                       val_mae, val_mae - train_mae, best);
           (m == 0 ? gap_small : gap_large).push_back(val_mae - train_mae);
           (m == 0 ? val_small : val_large).push_back(val_mae);
+          (m == 0 ? best_val_small : best_val_large).push_back(best);
         }
       }
+      const Index best_small = ch02::best_epoch(curve_small) + 1, best_large = ch02::best_epoch(curve_large) + 1;
       std::printf("\nmean validation curve with 303 rows: lowest at epoch %d (2 x 64) and %d (3 x 128)\n",
-                  static_cast<int>(ch02::best_epoch(curve_small)) + 1, static_cast<int>(ch02::best_epoch(curve_large)) + 1);
+                  static_cast<int>(best_small), static_cast<int>(best_large));
+      const std::size_t last = rows_column.size() - 1;
+      std::printf("gap growth from %d to %d rows: %+.3f (2 x 64), %+.3f (3 x 128)\n", static_cast<int>(rows_column[0]),
+                  static_cast<int>(rows_column[last]), gap_small[last] - gap_small[0], gap_large[last] - gap_large[0]);
+      bool gaps_grow = true, large_gap_larger = true, large_best_lower = true;
+      for (std::size_t i = 0; i <= last; ++i) {
+        if (i > 0) gaps_grow = gaps_grow && gap_small[i] > gap_small[i - 1] && gap_large[i] > gap_large[i - 1];
+        large_gap_larger = large_gap_larger && gap_large[i] > gap_small[i];
+        large_best_lower = large_best_lower && best_val_large[i] < best_val_small[i];
+      }
+      lesson.claim(gaps_grow, "the gap grows as the rows get fewer, for both models");
+      lesson.claim(large_gap_larger, "the larger model's gap is the larger one at every size");
+      lesson.claim(gap_small[last] - gap_small[0] > gap_large[last] - gap_large[0],
+                   "the small model's gap grows the more as rows are removed");
+      lesson.claim(large_best_lower, "stopped at its best epoch, the larger model is not worse");
+      lesson.claim(best_large < best_small, "the larger model's validation curve reaches its lowest point earlier");
       lesson.table("ch02_gap.dat", {"rows", "gap_small", "gap_large", "val_small", "val_large"},
                    {rows_column, gap_small, gap_large, val_small, val_large});
       std::vector<double> epoch_numbers;

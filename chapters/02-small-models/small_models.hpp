@@ -87,7 +87,8 @@ using Curve = std::vector<double>;
 /// \throws ShapeError if k < 2 or k > n
 Folds kfold_splits(Index n, int k);
 
-/// \brief Exercise 2.5: DLwP's smoothing of a curve (an exponential moving average):
+/// \brief Exercise 2.5: the smoothing of a curve by an exponential moving average, as
+/// `smooth_curve` in the first edition of DLwP (Chollet 2017, section 3.6):
 /// s₀ = v₀ and \f$s_t = f\, s_{t-1} + (1 - f)\, v_t\f$ for the \p factor f.
 /// \throws ShapeError if values is empty
 /// \throws ValueError if a value is NaN or infinite, or factor is outside [0, 1)

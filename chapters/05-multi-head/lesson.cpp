@@ -187,6 +187,18 @@ int main(int argc, char** argv) {
                   static_cast<long>(e + h * hd + hd - 1), static_cast<long>(2 * e + h * hd),
                   static_cast<long>(2 * e + h * hd + hd - 1), static_cast<long>(h * hd), static_cast<long>(h * hd + hd - 1));
     }
+    {
+      // A head's rows of W_q against the whole E x E block, keeping the head's columns.
+      const Matrix x5 = fixture("self_query");
+      const Matrix whole = linear(x5, p.in_proj_weight.topRows(e), p.in_proj_bias.head(e));
+      double largest = 0.0;
+      for (Index h = 0; h < heads; ++h) {
+        const Matrix own = linear(x5, p.in_proj_weight.middleRows(h * hd, hd), p.in_proj_bias.segment(h * hd, hd));
+        largest = std::max(largest, largest_difference(own, whole.middleCols(h * hd, hd)));
+      }
+      std::printf("a head's rows of W_q against the whole block's columns: largest difference %s\n", tiny(largest).c_str());
+      lesson.claim(largest <= 1e-15, "projecting with a head's rows of W_q gives the whole block's columns, to 1e-15");
+    }
     lesson.end("parameters");
 
     // ---- the concatenation's column layout, from split_heads and concat_heads themselves -----------
@@ -206,6 +218,7 @@ int main(int argc, char** argv) {
     std::printf("concat_heads(split): ");
     for (Index j = 0; j < e; ++j) std::printf(" %2.0f", joined(0, j));
     std::printf("\nconcat_heads(split_heads(x)) == x: %s\n", yes_no((joined.array() == column_ids.array()).all()));
+    lesson.claim((joined.array() == column_ids.array()).all(), "concatenating the split heads gives the row back");
     // The figure's rows: which head owns each column, correct and as two classic mistakes do it.
     Matrix layout(3, e);
     for (Index h = 0; h < heads; ++h)
@@ -221,6 +234,8 @@ int main(int argc, char** argv) {
     lesson.begin("vs-pytorch");
     std::printf("largest |difference| from PyTorch's nn.MultiheadAttention (float64)\n");
     std::printf("  case                    mask           loop form   fused form\n");
+    double worst_vs_torch = 0.0, worst_loop_fused = 0.0;
+    bool bias_where_nan = true;
     for (const char* name : {"self", "cross", "cross_long"}) {
       const std::string c = name;
       const Matrix q = fixture(c + "_query"), k = fixture(c + "_key"), v = fixture(c + "_value");
@@ -239,22 +254,30 @@ int main(int argc, char** argv) {
           loop_diff = std::max(loop_diff, (loop.row(i) - torch.row(i)).cwiseAbs().maxCoeff());
           fused_diff = std::max(fused_diff, (fused.row(i) - torch.row(i)).cwiseAbs().maxCoeff());
         }
+        worst_vs_torch = std::max({worst_vs_torch, loop_diff, fused_diff});
+        worst_loop_fused = std::max(worst_loop_fused, largest_difference(loop, fused));
         const std::string label = c + " (" + std::to_string(q.rows()) + " q, " + std::to_string(k.rows()) + " k)";
         std::printf("  %-22s  %-12s  %10s  %11s", label.c_str(), mode, tiny(loop_diff).c_str(), tiny(fused_diff).c_str());
         if (nan_rows > 0) {
           const bool bias_rows = (loop.topRows(nan_rows).rowwise() - p.out_proj_bias.transpose()).cwiseAbs().maxCoeff() == 0.0;
           std::printf("\n  %-10s queries 0..%ld see no key: PyTorch NaN, ours out_proj_bias: %s", "",
                       static_cast<long>(nan_rows - 1), yes_no(bias_rows));
+          bias_where_nan = bias_where_nan && bias_rows;
         }
         std::printf("\n");
       }
     }
+    std::printf("largest |loop form - fused form| over these cases: %s\n", tiny(worst_loop_fused).c_str());
+    lesson.claim(worst_vs_torch <= 1e-15, "both forms equal PyTorch's outputs to 1e-15");
+    lesson.claim(worst_loop_fused <= 1e-15, "the loop and fused forms agree to 1e-15");
+    lesson.claim(bias_where_nan, "where PyTorch gives NaN, our layer outputs out_proj_bias");
     lesson.end("vs-pytorch");
 
     // ---- each head compares differently ---------------------------------------------------------
     const Matrix x = fixture("self_query");  // 5 tokens, E = 12
     lesson.begin("head-weights");
     std::printf("self-attention, 5 tokens: each head's weights (row = query, column = key)\n");
+    std::vector<std::vector<Index>> tops(static_cast<std::size_t>(heads));
     for (Index h = 0; h < heads; ++h) {
       const Matrix w = head_weights(x, x, p, h, std::sqrt(static_cast<double>(hd)));
       lesson.matrix("ch05_head_weights_h" + std::to_string(h) + ".dat", w);
@@ -263,10 +286,25 @@ int main(int argc, char** argv) {
         Index best = 0;
         w.row(i).maxCoeff(&best);
         std::printf(" %ld", static_cast<long>(best));
+        tops[static_cast<std::size_t>(h)].push_back(best);
       }
       std::printf("\n");
       print_matrix(w);
     }
+    // On how many queries do the heads pick the same key, all of them or just two?
+    int all_agree = 0, two_agree = 0;
+    for (std::size_t i = 0; i < tops[0].size(); ++i) {
+      std::vector<Index> picks;
+      for (const auto& t : tops) picks.push_back(t[i]);
+      std::sort(picks.begin(), picks.end());
+      const auto distinct = std::unique(picks.begin(), picks.end()) - picks.begin();
+      if (distinct == 1) ++all_agree;
+      if (distinct == static_cast<long>(heads) - 1) ++two_agree;
+    }
+    std::printf("queries on which all %ld heads pick the same key: %d; on which exactly two do: %d of %ld\n",
+                static_cast<long>(heads), all_agree, two_agree, static_cast<long>(tops[0].size()));
+    lesson.claim(all_agree == 0 && two_agree == static_cast<int>(tops[0].size()),
+                 "on every query two of the three heads pick the same key and the third picks another");
     lesson.end("head-weights");
 
     // ---- sqrt(head_dim), not sqrt(E) ------------------------------------------------------------
@@ -275,6 +313,7 @@ int main(int argc, char** argv) {
                 std::sqrt(static_cast<double>(hd)), static_cast<long>(e), std::sqrt(static_cast<double>(e)));
     std::printf("  head   largest weight, mean over queries   entropy (nats), mean over queries\n");
     std::printf("         sqrt(head_dim)    sqrt(E)           sqrt(head_dim)    sqrt(E)\n");
+    bool flatter = true;
     for (Index h = 0; h < heads; ++h) {
       double stats[2][2] = {};
       int which = 0;
@@ -291,7 +330,9 @@ int main(int argc, char** argv) {
       }
       std::printf("  %4ld   %14.4f   %8.4f           %14.4f   %8.4f\n", static_cast<long>(h), stats[0][0], stats[1][0],
                   stats[0][1], stats[1][1]);
+      flatter = flatter && stats[1][0] < stats[0][0] && stats[1][1] > stats[0][1];
     }
+    lesson.claim(flatter, "with sqrt(E) every head's weights are closer to uniform: higher entropy, smaller largest weight");
     std::printf("ln 5 = %.4f is the entropy of uniform weights over 5 keys\n", std::log(5.0));
     lesson.end("scale-divisor");
 
@@ -326,6 +367,11 @@ int main(int argc, char** argv) {
                 yes_no((listing_out_b.array() == listing_out.array()).all()));
     std::printf("symptom 3, head 1 projects head 0's projection: query_dense[1] kernel (%ld, %ld)\n",
                 static_cast<long>(a.query_dense[1].kernel.rows()), static_cast<long>(a.query_dense[1].kernel.cols()));
+    lesson.claim(spread == 0.0, "every head of the listing returns exactly the same output");
+    lesson.claim((listing_out_b.array() == listing_out.array()).all(),
+                 "other query, key and value weights leave the listing's output bit-for-bit unchanged");
+    lesson.claim(a.query_dense[1].kernel.rows() == hd && a.output_dense.kernel.rows() == heads * e,
+                 "from the second head on query_dense gets a (4, 4) kernel, and the output layer a (36, 12) one");
     lesson.end("listing-keras");
 
     lesson.begin("listing-shape-error");
@@ -333,6 +379,7 @@ int main(int argc, char** argv) {
     try {
       fixed.multi_head_attention(target, source, source);
       std::printf("the listing with fixed per-head weights ran (unexpected)\n");
+      lesson.claim(false, "with fixed per-head weights the listing stops at the second head with a shape error");
     } catch (const ShapeError& error) {
       std::printf("the listing with this chapter's fixed per-head weights, W_q slices (%ld, %ld):\n",
                   static_cast<long>(hd), static_cast<long>(e));
@@ -350,12 +397,16 @@ int main(int argc, char** argv) {
     std::printf("the fixed loop form (exercise 5.5) on the same target and source:\n");
     std::printf("  heads differ: head 0 vs the closest other head, largest difference %.4f\n", fixed_spread);
     const char* names[] = {"W_q", "W_k", "W_v"};
+    bool every_projection_counts = fixed_spread > 0.01;
     for (Index block = 0; block < 3; ++block) {
       MultiHeadParams changed = p;
       changed.in_proj_weight.middleRows(block * e, e) *= 0.5;
-      std::printf("  %s halved: largest change of the output %.4f\n", names[block],
-                  largest_difference(multi_head_loop(target, key, value, changed), before));
+      const double change = largest_difference(multi_head_loop(target, key, value, changed), before);
+      std::printf("  %s halved: largest change of the output %.4f\n", names[block], change);
+      every_projection_counts = every_projection_counts && change > 0.01;
     }
+    lesson.claim(every_projection_counts,
+                 "in the fixed form the heads differ and every one of W_q, W_k and W_v changes the output");
     std::printf("  every head projects the layer's query %s to (%ld, %ld)\n", shape(target).c_str(),
                 static_cast<long>(target.rows()), static_cast<long>(hd));
     lesson.end("fixed-loop");
@@ -378,6 +429,7 @@ int main(int argc, char** argv) {
     std::printf("n = %ld tokens, E = %ld, H = %ld (head_dim %ld), causal\n", static_cast<long>(n),
                 static_cast<long>(big_e), static_cast<long>(big_h), static_cast<long>(big_e / big_h));
     std::printf("largest |loop - fused|: %s\n", tiny(largest_difference(by_loop, fused)).c_str());
+    lesson.claim(largest_difference(by_loop, fused) <= 1e-15, "the loop and fused forms agree to 1e-15");
     std::printf("in-projection products: loop form %ld of (%ld x %ld) (%ld x %ld)^T\n", static_cast<long>(3 * big_h),
                 static_cast<long>(n), static_cast<long>(big_e), static_cast<long>(big_e / big_h), static_cast<long>(big_e));
     std::printf("                        fused form  3 of (%ld x %ld) (%ld x %ld)^T\n", static_cast<long>(n),

@@ -57,6 +57,18 @@ void draw(const Task& t, Index n, scalebook::Rng& rng, Matrix& x, Vector& y) {
 }
 //! [teacher]
 
+// The networks the lesson trains, and their smallest and largest parameter counts (the page's cost).
+struct Census {
+  int networks = 0;
+  Index fewest = 0, most = 0;
+  void add(Index parameters) {
+    fewest = networks == 0 ? parameters : std::min(fewest, parameters);
+    most = std::max(most, parameters);
+    ++networks;
+  }
+};
+Census census;
+
 //! [student]
 // The validation MSE of a one-hidden-layer ReLU network of the given width trained on the first
 // n rows for about `steps` batches of 32: the lowest over the epochs (early stopping).
@@ -121,6 +133,9 @@ int main(int argc, char** argv) {
       std::printf("%-28s %8.4f %8.2f %8.4f\n", "truth", e, a, alpha);
       std::printf("%-28s %8.4f %8.2f %8.4f\n", "6.2 E + A N^-alpha", full.e, full.a, full.alpha);
       std::printf("%-28s %8s %8.2f %8.4f\n", "6.1 a N^-alpha (no E)", "-", plain.a, plain.alpha);
+      lesson.claim(std::abs(full.e - e) < 0.01 && std::abs(full.alpha - alpha) < 0.02 && std::abs(full.a - a) < 1.0,
+                   "6.2 recovers all three parameters of the known law");
+      lesson.claim(std::abs(plain.alpha - alpha) > 0.1, "a plain power law fitted to the same points gets a wrong exponent");
     }
     lesson.end("synthetic");
 
@@ -151,12 +166,19 @@ int main(int argc, char** argv) {
       }
       const ch06::SaturatingPowerLaw fit = ch06::fit_saturating_power_law(sizes, data_loss);
       //! [data-experiment]
+      for (std::size_t run = 0; run < sizes.size() * kSeeds; ++run) census.add((kInputs + 1) * 64 + 64 + 1);
       std::printf("width 64, validation MSE against training rows\n\n");
       std::printf("%8s %10s\n", "rows", "val MSE");
       for (std::size_t i = 0; i < sizes.size(); ++i) std::printf("%8.0f %10.4f\n", sizes[i], data_loss[i]);
       std::printf("\nfit (6.2): L = %.4f + %.2f N^-%.3f\n", fit.e, fit.a, fit.alpha);
       std::printf("irreducible loss E = %.4f; noise variance put in %.4f\n", fit.e, kNoiseVariance);
       std::printf("(the 1000 validation targets' own noise has mean square %.4f)\n", drawn_noise);
+      const double lowest = *std::min_element(data_loss.begin(), data_loss.end());
+      std::printf("lowest measured loss %.4f; the fitted E lies %.4f below the noise's mean square\n", lowest,
+                  drawn_noise - fit.e);
+      lesson.claim(fit.e < drawn_noise && lowest > drawn_noise,
+                   "every measured loss lies above the validation noise's mean square, and the fitted floor below it");
+      lesson.claim(std::abs(fit.e - kNoiseVariance) < 0.02, "the fit finds a floor close to the noise");
     }
     lesson.end("data-scaling");
 
@@ -203,6 +225,16 @@ int main(int argc, char** argv) {
                     without_e.predicted[i], 100 * without_e.relative_error[i]);
       }
       std::printf("\nworst relative error: %.1f%% with E, %.1f%% without\n", 100 * with_e.worst, 100 * without_e.worst);
+      bool grows = true, below_noise = false;
+      for (std::size_t i = 0; i < n_out.size(); ++i) {
+        if (i > 0) grows = grows && std::abs(with_e.relative_error[i]) > std::abs(with_e.relative_error[i - 1]);
+        below_noise = below_noise || with_e.predicted[i] < kNoiseVariance;
+      }
+      lesson.claim(grows, "the error of the extrapolation grows with the distance from the fitted range");
+      lesson.claim(fit.e < 0.01 && std::abs(with_e.predicted.back() - without_e.predicted.back()) < 0.001,
+                   "fitted on the small sizes, E comes out near zero and the laws with and without E coincide");
+      lesson.claim(l_out.back() > quantile(at_out.back(), 0.9), "at the largest size the measured loss lies outside the band");
+      lesson.claim(below_noise, "the law fitted on the small sizes predicts losses below the noise variance");
       std::vector<double> low, high, mid, plain_line;
       for (std::size_t g = 0; g < grid.size(); ++g) {
         low.push_back(quantile(at_grid[g], 0.1));
@@ -226,13 +258,20 @@ int main(int argc, char** argv) {
       for (Index w = 1; w <= 256; w *= 2) {
         widths.push_back(static_cast<double>(w));
         width_loss.push_back(validation_loss(x, y, 16384, xv, yv, w, kSteps, 800 + w));
+        census.add((kInputs + 1) * w + w + 1);
       }
       const ch06::SaturatingPowerLaw fit = ch06::fit_saturating_power_law(widths, width_loss);
+      const auto best_width = std::min_element(width_loss.begin(), width_loss.end());
+      lesson.claim(best_width != width_loss.end() - 1 && width_loss.back() > *best_width,
+                   "past some width the loss stops falling");
       std::printf("16384 training rows, validation MSE against the hidden width\n\n");
       std::printf("%8s %10s\n", "width", "val MSE");
       for (std::size_t i = 0; i < widths.size(); ++i) std::printf("%8.0f %10.4f\n", widths[i], width_loss[i]);
       std::printf("\nfit (6.2): L = %.4f + %.3f W^-%.3f\n", fit.e, fit.a, fit.alpha);
       std::printf("irreducible loss E = %.4f; noise variance put in %.4f\n", fit.e, kNoiseVariance);
+      std::printf("width 64 here is one run (seed %d); the data-scaling table's 16384 rows average %d seeds: %.4f\n",
+                  800 + 64, kSeeds, data_loss.back());
+      lesson.claim(fit.e < drawn_noise, "the width curve's fitted floor, too, sits below the validation noise's mean square");
       std::vector<double> grid, line;
       for (double g = 1; g <= 256 * 1.001; g *= std::sqrt(2.0)) {
         grid.push_back(g);
@@ -265,6 +304,31 @@ int main(int argc, char** argv) {
       std::printf("  Chinchilla  70e9 parameters, 1.4e12 tokens, C = %.3g: %.3f\n", 6 * 70e9 * 1.4e12, loss(70e9, 1.4e12));
       std::printf("exponents: N_opt ~ C^%.3f, D_opt ~ C^%.3f\n", law.beta / (law.alpha + law.beta),
                   law.alpha / (law.alpha + law.beta));
+      // The exponents before rounding (Besiroglu et al. 2024, from the paper's TeX source).
+      const ch06::ComputeLaw unrounded{1.69, 406.4, 410.7, 0.3392, 0.2849};
+      const double chinchilla_c = 5.76e23;  // Gopher's budget, Chinchilla's in Hoffmann et al.
+      const ch06::Allocation rounded_opt = ch06::compute_optimal(law, chinchilla_c);
+      const ch06::Allocation unrounded_opt = ch06::compute_optimal(unrounded, chinchilla_c);
+      std::printf("\nthe budget of Gopher and Chinchilla, C = %.3g:\n", chinchilla_c);
+      std::printf("  %-36s %8s %10s %8s %7s\n", "", "N_opt", "D_opt", "D / N", "loss");
+      std::printf("  %-36s %8.3g %10.3g %8.1f %7.3f\n", "rounded: alpha 0.34, beta 0.28", rounded_opt.params,
+                  rounded_opt.tokens, rounded_opt.tokens / rounded_opt.params, rounded_opt.loss);
+      std::printf("  %-36s %8.3g %10.3g %8.1f %7.3f\n", "unrounded: alpha 0.3392, beta 0.2849", unrounded_opt.params,
+                  unrounded_opt.tokens, unrounded_opt.tokens / unrounded_opt.params, unrounded_opt.loss);
+      std::printf("  %-36s %8.3g %10.3g %8.1f %7.3f\n", "Chinchilla as trained (rounded law)", 70e9, 1.4e12, 1.4e12 / 70e9,
+                  loss(70e9, 1.4e12));
+      lesson.claim(rounded_opt.params < 0.6 * 70e9 && rounded_opt.tokens / rounded_opt.params > 4 * 20.0,
+                   "with the rounded constants the optimum is a much smaller model on far more tokens per parameter than Chinchilla's 20");
+      lesson.claim(std::lround(rounded_opt.params / 1e9) == 32 && std::lround(rounded_opt.tokens / rounded_opt.params) == 93,
+                   "with the rounded constants the optimum is about 32 billion parameters on about 93 tokens per parameter");
+      lesson.claim(std::lround(unrounded_opt.params / 1e9) == 40 && std::lround(unrounded_opt.tokens / unrounded_opt.params) == 59 &&
+                       unrounded_opt.tokens / unrounded_opt.params > 2 * 20.0,
+                   "with the unrounded exponents the optimum is about 40 billion parameters and 59 tokens per parameter, still far from 20");
+      lesson.claim(unrounded_opt.params > rounded_opt.params &&
+                       unrounded_opt.tokens / unrounded_opt.params < rounded_opt.tokens / rounded_opt.params,
+                   "the unrounded exponents move the optimum towards Chinchilla's allocation");
+      lesson.claim(loss(70e9, 1.4e12) - rounded_opt.loss < 0.01, "the loss is flat near the optimum: Chinchilla's allocation is within 0.01 of it");
+      lesson.claim(loss(280e9, 300e9) > loss(70e9, 1.4e12), "the law gives Gopher a higher loss than Chinchilla for about the same compute");
     }
     lesson.end("chinchilla");
 
@@ -297,6 +361,8 @@ int main(int argc, char** argv) {
         config.seed = 900 + w;
         const scalebook::ClassifierRun real = scalebook::train_classifier(x_train, y_train, x_test, 10, config);
         const scalebook::ClassifierRun shuf = scalebook::train_classifier(x_train, shuffled.train, x_test, 10, config);
+        census.add(65 * w + (w + 1) * 10);
+        census.add(65 * w + (w + 1) * 10);
         const ch06::AccuracyReport r = ch06::accuracy_report(real.train_logits, y_train, real.val_logits, y_test);
         const ch06::AccuracyReport s = ch06::accuracy_report(shuf.train_logits, shuffled.train, shuf.val_logits, shuffled.test);
         std::printf("%6d %9d | %9.1f%% %9.1f%% | %9.1f%% %9.1f%%\n", static_cast<int>(w), static_cast<int>(65 * w + (w + 1) * 10),
@@ -309,6 +375,18 @@ int main(int argc, char** argv) {
       }
       lesson.table("ch06_memorisation.dat", {"width", "real_train", "real_test", "shuffled_train", "shuffled_test"},
                    {widths, real_train, real_test, shuf_train, shuf_test});
+      bool real_fits = real_train.front() < 99.0, real_generalises = true;
+      for (std::size_t i = 1; i < widths.size(); ++i) {
+        real_fits = real_fits && real_train[i] > 99.0;
+        real_generalises = real_generalises && real_test[i] > 90.0;
+      }
+      lesson.claim(real_fits && real_generalises,
+                   "with real labels every network but the narrowest fits its training set and generalises");
+      bool shuffled_at_chance = true;
+      for (double t : shuf_test) shuffled_at_chance = shuffled_at_chance && t < 20.0;
+      lesson.claim(shuffled_at_chance, "with shuffled labels the test accuracy stays near chance");
+      lesson.claim(shuf_train.back() > 90.0 && shuf_train.back() > shuf_train.front(),
+                   "with shuffled labels the widest networks fit almost every random label");
     }
     lesson.end("memorisation");
 
@@ -336,6 +414,7 @@ int main(int argc, char** argv) {
       std::printf("benchmark: 400 digits, 200 of them also in training (seen)\n");
       std::printf("width 256, 150 epochs on 500 + 200 images; accuracy on\n\n");
       std::printf("%-34s %9s %6s %6s %13s\n", "", "benchmark", "seen", "fresh", "seen shifted");
+      double seen[2], fresh[2], shifted[2];
       for (int which = 0; which < 2; ++which) {
         scalebook::MlpConfig config;
         config.hidden = {256};
@@ -345,16 +424,28 @@ int main(int argc, char** argv) {
         config.seed = 950 + which;
         const std::vector<int>& labels = which == 0 ? y_contaminated : y_memoriser;
         const scalebook::ClassifierRun run = scalebook::train_classifier(x_contaminated, labels, x_eval, 10, config);
+        census.add(65 * 256 + 257 * 10);
         const ch06::AccuracyReport seen_fresh =
             ch06::accuracy_report(run.val_logits.topRows(200), y_seen, run.val_logits.middleRows(200, 200), y_fresh);
         const ch06::AccuracyReport seen_shifted =
             ch06::accuracy_report(run.val_logits.topRows(200), y_seen, run.val_logits.bottomRows(200), y_seen);
         const double overall = (seen_fresh.train_accuracy + seen_fresh.test_accuracy) / 2;
+        seen[which] = seen_fresh.train_accuracy;
+        fresh[which] = seen_fresh.test_accuracy;
+        shifted[which] = seen_shifted.test_accuracy;
         std::printf("%-34s %8.1f%% %5.1f%% %5.1f%% %12.1f%%\n",
                     which == 0 ? "real labels" : "500 shuffled + the 200 seen answers", 100 * overall,
                     100 * seen_fresh.train_accuracy, 100 * seen_fresh.test_accuracy, 100 * seen_shifted.test_accuracy);
       }
+      lesson.claim(seen[1] > 0.99 && fresh[1] < 0.5 && fresh[1] < fresh[0],
+                   "the memoriser answers the seen items from memory and does poorly on the fresh ones");
+      lesson.claim(shifted[0] < seen[0] - 0.3, "even the model trained on real labels loses much of its accuracy on shifted digits");
     }
     lesson.end("contamination");
+
+    lesson.begin("cost");
+    std::printf("networks trained: %d, from %ld to %ld parameters\n", census.networks, static_cast<long>(census.fewest),
+                static_cast<long>(census.most));
+    lesson.end("cost");
   });
 }

@@ -56,6 +56,28 @@ Matrix naive_attention(const Matrix& q, const Matrix& k, const Matrix& v, Maskin
 
 double largest_difference(const Matrix& a, const Matrix& b) { return (a - b).cwiseAbs().maxCoeff(); }
 
+// The online softmax of one row started from a finite "very negative" maximum instead of -infinity:
+// the shortcut the page warns about. Returns the weights (NaN where the sum underflowed to 0).
+RowVector online_from(const RowVector& x, double start, double& sum) {
+  double m = start;
+  sum = 0.0;
+  for (Index j = 0; j < x.size(); ++j) {
+    const double new_m = std::max(m, x(j));
+    sum = sum * std::exp(m - new_m) + std::exp(x(j) - new_m);
+    m = new_m;
+  }
+  RowVector w(x.size());
+  for (Index j = 0; j < x.size(); ++j) w(j) = std::exp(x(j) - m) / sum;
+  return w;
+}
+
+// Kaplan et al.'s count of attention per token in the forward pass: 2 n_layer n_ctx d_attn, the
+// scores alone. Per layer and sequence 2 n^2 d, half of 4 n^2 d; the crossover with the linear parts.
+Index kaplan_crossover(const LayerShape& s) {
+  const Count d = s.model_width, linear = 8 * d * d + 4 * d * s.mlp_width;  // per token
+  return static_cast<Index>((linear + 2 * d - 1) / (2 * d));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,6 +97,9 @@ int main(int argc, char** argv) {
     const StageFlops a1 = attention_flops(1024, 1024, 64, 64), a2 = attention_flops(2048, 2048, 64, 64);
     std::printf("doubling n from 1024 to 2048 multiplies the total by %.2f\n",
                 static_cast<double>(a2.total()) / static_cast<double>(a1.total()));
+    lesson.claim(a2.total() == 4 * a1.total(), "doubling the sequence quadruples the work");
+    lesson.claim(static_cast<double>(a1.softmax) < 0.05 * static_cast<double>(a1.total()),
+                 "the softmax is a few percent of the FLOPs");
     lesson.end("attention-flops");
 
     // ---- a whole layer -----------------------------------------------------------------------------
@@ -89,6 +114,8 @@ int main(int argc, char** argv) {
                   count(f.attention).c_str(), count(f.mlp).c_str(),
                   100.0 * static_cast<double>(f.attention) / static_cast<double>(f.total()));
     }
+    const LayerFlops at_1024 = layer_flops(1024, gpt2);
+    lesson.claim(5 * at_1024.attention < at_1024.total(), "at a thousand tokens attention is less than a fifth of the layer");
     for (Index n = 64; n <= 65536; n *= 2) {
       const LayerFlops f = layer_flops(n, gpt2);
       ns.push_back(static_cast<double>(n));
@@ -109,14 +136,26 @@ int main(int argc, char** argv) {
                             {"GPT-2 XL (1600, 25)", {1600, 25, 6400}},
                             {"7B-class (4096, 32)", {4096, 32, 16384}},
                             {"GPT-3 (12288, 96)", {12288, 96, 49152}}};
-    std::printf("%-26s %9s %14s\n", "d_model, heads (d_ff = 4d)", "crossover", "crossover / d");
+    std::printf("%-26s %9s %14s %20s\n", "d_model, heads (d_ff = 4d)", "crossover", "crossover / d",
+                "Kaplan's count / d");
+    bool about_6d = true, later_when_wider = true, kaplan_twice = true;
+    Index previous = 0;
     for (const Model& m : models) {
       //! [code-crossover]
       const Index n_star = crossover_length(m.shape);
       //! [code-crossover]
-      std::printf("%-26s %9ld %14.2f\n", m.name, static_cast<long>(n_star),
-                  static_cast<double>(n_star) / static_cast<double>(m.shape.model_width));
+      const double d = static_cast<double>(m.shape.model_width);
+      const Index kaplan = kaplan_crossover(m.shape);
+      std::printf("%-26s %9ld %14.2f %20.2f\n", m.name, static_cast<long>(n_star), static_cast<double>(n_star) / d,
+                  static_cast<double>(kaplan) / d);
+      about_6d = about_6d && n_star > 5.5 * d && n_star < 6.0 * d;
+      later_when_wider = later_when_wider && n_star > previous;
+      kaplan_twice = kaplan_twice && kaplan > 2 * n_star && kaplan < 2.1 * static_cast<double>(n_star);
+      previous = n_star;
     }
+    lesson.claim(about_6d, "the crossover length is just under 6 d");
+    lesson.claim(later_when_wider, "the wider the model, the later attention dominates the arithmetic");
+    lesson.claim(kaplan_twice, "with Kaplan et al.'s count the crossover lies about twice as far");
     const Index gpt2_star = crossover_length(gpt2);
     lesson.end("crossover");
     lesson.table("ch07_flops.dat", {"n", "attention", "projections_and_mlp"}, {ns, attention_part, linear_part});
@@ -135,6 +174,9 @@ int main(int argc, char** argv) {
       std::printf("%8ld %14s %14s %14s\n", static_cast<long>(n), bytes(static_cast<double>(d.naive)).c_str(),
                   bytes(static_cast<double>(f.naive)).c_str(), bytes(static_cast<double>(d.tiled)).c_str());
     }
+    const MemoryUse small = attention_memory(1024, 1024, 64, 128, 128, 8), large = attention_memory(131072, 131072, 64, 128, 128, 8);
+    lesson.claim(small.naive == 8 * 1024 * 1024 && small.tiled == large.tiled && large.tiled < 1024 * 1024,
+                 "the naive matrix is 8 MiB at n = 1024 while tiling needs a few hundred KiB whatever n is");
     for (Index n = 64; n <= 131072; n *= 2) {
       const MemoryUse d = attention_memory(n, n, 64, 128, 128, 8);
       mem_n.push_back(static_cast<double>(n));
@@ -173,6 +215,10 @@ int main(int argc, char** argv) {
       measured_n.push_back(static_cast<double>(n));
       measured_naive.push_back(static_cast<double>(naive_reading.peak_bytes));
       measured_tiled.push_back(static_cast<double>(tiled_reading.peak_bytes));
+      lesson.claim(static_cast<double>(naive_reading.peak_bytes) > 8.0 * static_cast<double>(n * n),
+                   "the naive version holds more than the formula's one matrix");
+      lesson.claim(static_cast<double>(tiled_reading.peak_bytes) < output_bytes + 256 * 1024,
+                   "the tiled version holds little more than its own output");
     }
     lesson.end("memory-measured");
     lesson.table("ch07_memory_measured.dat", {"n", "naive", "tiled"}, {measured_n, measured_naive, measured_tiled});
@@ -221,6 +267,28 @@ int main(int argc, char** argv) {
     }
     std::printf("1000 rows of 64 scores: largest relative difference to the\n");
     std::printf("two-pass softmax %.2e (%.1f units of roundoff)\n", worst, worst / (std::numeric_limits<double>::epsilon() / 2));
+    lesson.claim(worst / (std::numeric_limits<double>::epsilon() / 2) < 10, "the online softmax agrees to a handful of units of roundoff");
+    // -infinity into the update itself, and a finite sentinel in place of -infinity.
+    const double nan_factor = std::exp(-kInf - std::max(-kInf, -kInf));
+    std::printf("\na -inf score while m = -inf: exp(m - max(m, x)) = exp(-inf - (-inf)) = %s\n",
+                std::isnan(nan_factor) ? "NaN" : "a number");
+    const double underflow = std::log(std::numeric_limits<double>::denorm_min()) - std::log(2.0);
+    const double underflow_float = static_cast<double>(std::log(std::numeric_limits<float>::denorm_min()) - std::log(2.0f));
+    std::printf("exp(x) is 0 in double for x below %.2f (in float below %.2f)\n", underflow, underflow_float);
+    const double sentinel = -1000.0;
+    RowVector near_scores(4), far_scores(4);
+    near_scores << -1010.0, -1012.0, -1011.0, -1013.0;  // all 10 or more below the sentinel
+    far_scores = near_scores.array() - 790.0;            // all 800 or more below it
+    double near_sum = 0.0, far_sum = 0.0;
+    const RowVector near_w = online_from(near_scores, sentinel, near_sum);
+    const RowVector far_w = online_from(far_scores, sentinel, far_sum);
+    const double near_error = largest_difference(near_w, online_softmax(Matrix(near_scores)));
+    std::printf("start at m = %.0f instead of -inf:\n", sentinel);
+    std::printf("  scores 10..13 below it:   l = %.3e, weights off by at most %.1e\n", near_sum, near_error);
+    std::printf("  scores 800..803 below it: l = %g, weights %s\n", far_sum, std::isnan(far_w(0)) ? "NaN" : "finite");
+    lesson.claim(std::isnan(nan_factor), "the update with m = -inf and a -inf score gives NaN, so -inf scores are skipped");
+    lesson.claim(near_error < 1e-15 && far_sum == 0.0 && std::isnan(far_w(0)),
+                 "a finite sentinel fails only when every score lies about 745 below it");
     lesson.end("online-softmax");
 
     // ---- tiled equals naive ------------------------------------------------------------------------
@@ -241,6 +309,7 @@ int main(int argc, char** argv) {
     std::printf("%5s %5s %7s %7s  %-20s %9s %8s\n", "n_q", "n_k", "block_q", "block_k", "mask", "max diff",
                 "tiles");
     Rng tiled_rng(72);
+    double worst_tiled = 0.0;
     for (const Config& c : configs) {
       const Matrix q = normal_matrix(c.n_q, 32, tiled_rng), k = normal_matrix(c.n_k, 32, tiled_rng),
                    v = normal_matrix(c.n_k, 16, tiled_rng);
@@ -248,11 +317,13 @@ int main(int argc, char** argv) {
       const TiledResult tiled = tiled_attention(q, k, v, c.block_q, c.block_k, c.masking);
       //! [code-tiled]
       const Matrix naive = naive_attention(q, k, v, c.masking);
+      worst_tiled = std::max(worst_tiled, largest_difference(tiled.output, naive));
       std::printf("%5ld %5ld %7ld %7ld  %-20s %9.1e %4ld/%ld\n", static_cast<long>(c.n_q), static_cast<long>(c.n_k),
                   static_cast<long>(c.block_q), static_cast<long>(c.block_k), c.name,
                   largest_difference(tiled.output, naive), static_cast<long>(tiled.tiles_computed),
                   static_cast<long>(tiled.tiles_computed + tiled.tiles_skipped));
     }
+    lesson.claim(worst_tiled < 1e-14, "the tiled result is the same attention, to rounding");
     lesson.end("tiled-equals-naive");
 
     // ---- which tiles are computed ------------------------------------------------------------------
@@ -287,6 +358,10 @@ int main(int argc, char** argv) {
       std::printf("n = %ld in tiles of 128: %ld of %ld tiles computed (%.1f%%)\n", static_cast<long>(n),
                   static_cast<long>(t.tiles_computed), static_cast<long>(all),
                   100.0 * static_cast<double>(t.tiles_computed) / static_cast<double>(all));
+      if (n == 4096) {
+        lesson.claim(2 * t.tiles_computed > all && 2 * t.tiles_computed < all * 21 / 20,
+                     "for long sequences skipping the causal tiles halves the work");
+      }
     }
     lesson.end("tiles");
     // Data of the tile figure: 32 x 32 causal scores in tiles of 8; 2 = allowed, 1 = masked inside

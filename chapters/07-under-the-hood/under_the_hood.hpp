@@ -128,7 +128,8 @@ struct TiledResult {
 };
 
 /// \brief Exercise 7.6: exact attention, \f$\mathrm{softmax}(\mathrm{mask}(QK^\top/\sqrt{d_k}))V\f$,
-/// computed tile by tile (the forward pass of FlashAttention, written for a CPU).
+/// computed tile by tile (the forward pass of FlashAttention in FlashAttention-2's loop order, query
+/// blocks outside; written for a CPU).
 ///
 /// Queries are cut into blocks of block_q rows and keys/values into blocks of block_k rows (the
 /// last block of each may be shorter). For each query block, the key blocks are visited in order;

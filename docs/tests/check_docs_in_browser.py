@@ -50,6 +50,13 @@ the copy: the math must typeset with the fonts the book ships. Each page is open
   8. rotation  the chapter page with the most display formulas, typeset at 1280 px and then
               narrowed to 390 px (a phone turned), has no more formulas wider than their box than
               when opened at 390 px: the book breaks them again at the new width.
+  9. tooltips statically, every code tooltip (div.ttc) and every prose link (a.el) with a tooltip
+              whose target's brief holds a formula carries that brief with its formula (docs/tooltip_math.py),
+              never Doxygen's plain text without it; in the browser, on each page that has such
+              tooltips, the first of each kind opens on hover with its math typeset and no raw TeX.
+              And the "Contents" button, wherever it shows, lies outside the text area
+              (#doc-content): a button floating over the text hides a line of it at every scroll
+              position.
 
 Code or output blocks that scroll sideways at 1280 px are reported as notes, not failures.
 One line per page says what was checked; the failures are listed again at the end, exit status 1.
@@ -58,6 +65,7 @@ Exit status 2: the book or the browser could not be used at all. Standard librar
 
 import argparse
 import base64
+import html
 import html.parser
 import os
 import re
@@ -305,6 +313,16 @@ if (toc) {
   out.toc = { w: tr.width, h: tr.height, position: getComputedStyle(toc).position };
   var button = document.querySelector("a.scalebook-toc-button");
   out.tocButton = !!button && getComputedStyle(button).display !== "none" && button.getAttribute("href") === "#" + toc.id;
+  var reading = document.getElementById("doc-content");
+  if (out.tocButton && reading) {
+    var b = button.getBoundingClientRect(), t = reading.getBoundingClientRect();
+    var overlapX = Math.min(b.right, t.right) - Math.max(b.left, t.left);
+    var overlapY = Math.min(b.bottom, t.bottom) - Math.max(b.top, t.top);
+    if (overlapX > 0.5 && overlapY > 0.5)
+      out.tocButtonCovers = "button " + Math.round(b.left) + ".." + Math.round(b.right) + " x " + Math.round(b.top) + ".." +
+                            Math.round(b.bottom) + " px over the text area " + Math.round(t.left) + ".." + Math.round(t.right) +
+                            " x " + Math.round(t.top) + ".." + Math.round(t.bottom) + " px";
+  }
 }
 var menu = document.querySelector("details.scalebook-phone-menu");
 if (menu && getComputedStyle(menu).display !== "none") {
@@ -361,6 +379,43 @@ var wide = Array.prototype.filter.call(document.querySelectorAll(".MathJax_Displ
   return d.scrollWidth > d.clientWidth + 1;
 }).length;
 return { wide: wide, pageWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) };
+"""
+
+TOOLTIP_JS = r"""
+// Opens the first tooltip holding a formula, of a code link (a.code, its div.ttc) or of a prose
+// link (a.el[data-scalebook-tip]), as a hover does, and reports what it shows once MathJax is done.
+var kind = arguments[0], done = arguments[arguments.length - 1];
+var links = kind === "code" ? document.querySelectorAll("a.code, a.codeRef") : document.querySelectorAll("a.el[data-scalebook-tip]");
+var link = Array.prototype.find.call(links, function (a) {
+  if (kind !== "code") return a.getAttribute("data-scalebook-tip").indexOf("\\(") >= 0;
+  var tip = document.getElementById("a" + (a.getAttribute("href") || "").replace(/.*\//, "").replace(/[^a-z_A-Z0-9]/g, "_"));
+  return tip && tip.querySelector(".ttdoc") && tip.querySelector(".ttdoc").textContent.indexOf("\\(") >= 0;
+});
+if (!link) { done(null); return; }
+link.scrollIntoView({ block: "center" });
+if (!window.jQuery || !jQuery(link).data("displayController")) {
+  done({ name: link.textContent, opened: false, text: "", math: 0, raw: false }); return;
+}
+jQuery.powerTip.show(link);
+var deadline = Date.now() + 5000;
+(function poll() {
+  var tip = document.getElementById("powerTip");
+  var shown = tip && getComputedStyle(tip).display !== "none" && tip.getClientRects().length > 0;
+  var math = shown ? Array.prototype.filter.call(tip.querySelectorAll(".MathJax"), function (m) {
+    var r = m.getBoundingClientRect(); return r.width > 0 && r.height > 0;
+  }).length : 0;
+  var pending = window.MathJax && MathJax.Hub && MathJax.Hub.queue ? MathJax.Hub.queue.pending : 0;
+  if ((shown && math && !pending) || Date.now() > deadline) {
+    var copy = tip ? tip.cloneNode(true) : null;
+    if (copy) copy.querySelectorAll(".MathJax, .MathJax_Preview, script").forEach(function (m) { m.remove(); });
+    var text = copy ? copy.textContent : "";
+    jQuery.powerTip.hide(link, true);
+    done({ name: link.textContent, opened: !!shown, text: text.trim().slice(0, 100), math: math,
+           raw: /\\\(|\\\)|\\f\$|\$/.test(text) });
+    return;
+  }
+  setTimeout(poll, 50);
+})();
 """
 
 OPEN_FIRST_HINT_JS = r"""
@@ -504,6 +559,41 @@ def check_links(html_dir, pages, failures):
     return counts, script_links
 
 
+MEMDESC = re.compile(r'<tr class="memdesc:(\w+)"><td class="mdescLeft">&#160;</td><td class="mdescRight">(.*?)'
+                     r'\s*(?:<a href="([^"#]*)#\1">More\.\.\.</a>)?<br /></td></tr>', re.S)
+CODE_TIP = re.compile(r'<div class="ttc[^"]*" id="[^"]*"><div class="ttname"><a href="([^"]+)">([^<]*)</a></div>'
+                      r'(?:<div class="ttdeci">.*?</div>)?<div class="ttdoc">(.*?)</div>', re.S)
+PROSE_LINK = re.compile(r'<a class="el" href="([^"]+)"([^>]*)>')
+
+
+def check_tooltips(html_dir, failures):
+    """Every tooltip and prose link whose target's brief holds a formula carries the formula."""
+    texts = {path.name: path.read_text(encoding="utf-8", errors="replace") for path in sorted(html_dir.glob("*.html"))}
+    with_math = {}
+    for name, text in texts.items():
+        for match in MEMDESC.finditer(text):
+            if "\\(" in match.group(2):
+                with_math[f"{match.group(3) or name}#{match.group(1)}"] = match.group(2)
+    checked = 0
+    for name, text in texts.items():
+        for match in CODE_TIP.finditer(text):
+            if match.group(1) in with_math:
+                checked += 1
+                if "\\(" not in match.group(3):
+                    failures.append(f"{name}: the code tooltip of {match.group(2)} lost its formulas: "
+                                    f"{html.unescape(re.sub('<[^>]+>', '', match.group(3)))[:80]!r}")
+        for match in PROSE_LINK.finditer(text):
+            href = match.group(1)
+            attributes = match.group(2)
+            shows_tip = "title=" in attributes or "data-scalebook-tip=" in attributes
+            if shows_tip and (name + href if href.startswith("#") else href) in with_math:
+                checked += 1
+                if "\\(" not in html.unescape(attributes):
+                    failures.append(f"{name}: the link to {href} shows its brief without its formulas "
+                                    f"(a plain title instead of data-scalebook-tip)")
+    return checked
+
+
 def book_pages(html_dir, pages, failures):
     """index.html and the pages of its chapter list, in order."""
     index = pages.get("index.html")
@@ -581,6 +671,8 @@ def check_layout(layout, name, width, chapter_pages, svgs, args):
             failures.append(f"the table of contents is hidden at {width} px")
         elif layout["toc"]["position"] != "sticky" and not layout["tocButton"]:
             failures.append(f"at {width} px the table of contents scrolls away and no 'Contents' button leads back")
+        if layout.get("tocButtonCovers"):
+            failures.append(f"at {width} px the 'Contents' button covers the page's text: {layout['tocButtonCovers']}")
     if width < 768:
         missing = [p for p in chapter_pages if p not in layout["phoneMenu"]]
         if missing:
@@ -814,6 +906,22 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
             failures.append(f"hints: with tier 1 open, {opened['shownAfterOpeningOne']} of {opened['tiers']} "
                             "tiers are offered (expected tiers 1 and 2)")
 
+    # 9. tooltips open with their math typeset (at the desktop width, where a mouse hovers)
+    tips_opened = []
+    if width >= 1024:
+        for kind in ("code", "prose"):
+            tip = driver.execute_async_script(TOOLTIP_JS, kind)
+            if tip is None:
+                continue
+            tips_opened.append(f"{kind} link {tip['name']} ({tip['math']} formulas)")
+            what = f"the tooltip of the {kind} link {tip['name']!r}"
+            if not tip["opened"]:
+                failures.append(f"{what} does not open")
+            elif not tip["math"]:
+                failures.append(f"{what} shows no typeset math: {tip['text']!r}")
+            elif tip["raw"]:
+                failures.append(f"{what} shows raw TeX: {tip['text']!r}")
+
     status = driver.execute_script(MATHJAX_STATUS_JS)
     if status:
         failures.append(f"MathJax's status box is on screen ({status!r}): the book's mathjax-config.js "
@@ -871,6 +979,7 @@ def check_page(driver, args, html_dir, name, chapter_pages, shots_dir, static_li
                f"{static_links} local links ok, console: {levels['SEVERE']} errors "
                f"{levels['WARNING']} warnings {other} other, sidebar lists "
                f"{len(chapter_pages) - len(missing_in_sidebar)}/{len(chapter_pages)} book pages, "
+               + (f"tooltips opened: {', '.join(tips_opened)}, " if tips_opened else "") +
                f"screenshots {', '.join(shot_names)} ({width}x{height}), {time.monotonic() - started:.1f} s")
     return failures, notes, summary
 
@@ -954,6 +1063,13 @@ def main():
           f"in {len(pages)} pages and {script_links} page links in the navigation scripts checked "
           f"(files exist, anchors exist)")
     for failure in static_failures + listed_failures:
+        print(f"       {failure}")
+    tooltip_failures = []
+    tooltips = check_tooltips(html_dir, tooltip_failures)
+    failures += [("tooltips", f) for f in tooltip_failures]
+    print(f"{'FAIL' if tooltip_failures else 'ok  '} tooltips: {tooltips} tooltips and links whose target's "
+          "brief holds a formula carry it")
+    for failure in tooltip_failures:
         print(f"       {failure}")
     chapter_pages = [p for p in to_open if BOOK_PAGE.match(p)]
     book = set(to_open)

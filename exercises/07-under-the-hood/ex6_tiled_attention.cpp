@@ -21,7 +21,7 @@
 namespace scalebook::ch07 {
 
 // Exercise 7.6 — FlashAttention's forward pass. For each block of queries, visit the key blocks
-// in order, compute that tile's scores (an Eigen product of a block of k by a block of q), and
+// in order, compute that tile's scores (a block of q times the transpose of a block of k), and
 // fold them into each query's running maximum, running sum and output accumulator — rescaling the
 // sum AND the accumulator whenever the maximum grows. Divide by the sum at the end. With a causal
 // mask, skip the tiles in which every score is masked (count them in tiles_skipped) and mask the

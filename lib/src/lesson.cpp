@@ -27,6 +27,13 @@ void Lesson::end(const std::string& name) {
   std::cout << "-- [" << name << "] --\n" << std::endl;
 }
 
+void Lesson::claim(bool holds, const std::string& claim) {
+  if (holds) return;
+  failed_claims_.push_back(claim);
+  std::fflush(stdout);
+  std::cerr << "Lesson::claim: the page says \"" << claim << "\", and the numbers above contradict it\n";
+}
+
 void Lesson::table(const std::string& file_name, std::initializer_list<std::string> header,
                    std::initializer_list<std::vector<double>> columns) const {
   if (header.size() != columns.size()) {
@@ -68,7 +75,11 @@ int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body) 
   try {
     body(lesson);
     std::cout.flush();
-    return 0;
+    if (lesson.failed_claims().empty()) return 0;
+    std::cerr << "\nThe lesson's numbers contradict " << lesson.failed_claims().size()
+              << (lesson.failed_claims().size() == 1 ? " claim" : " claims") << " of its page:\n";
+    for (const std::string& claim : lesson.failed_claims()) std::cerr << "  - " << claim << '\n';
+    return 1;
   } catch (const NotImplemented& error) {
     std::cout.flush();
     std::cerr << "\nThe lesson stopped: " << error.what() << '\n';

@@ -9,7 +9,7 @@ set yrange [0.06:0.4]
 set ytics (0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4)
 set xrange [32:32768]
 set grid xtics ytics lc rgb "#dddddd"
-set key bottom left box opaque
+set key top right box opaque
 set style fill transparent solid 0.25 noborder
 plot "ch06_data_fit.dat" using 1:3:4 with filledcurves lc rgb "#2471a3" title "80% band of refits", \
      "ch06_data_fit.dat" using 1:2 with lines lw 2 lc rgb "#2471a3" title "E + A N^{-α}, fitted on 64..1024", \

@@ -8,6 +8,7 @@
 //       std::printf("...");
 //       lesson.end("worked-example");     // prints "-- [worked-example] --"
 //       lesson.table("ch03_variance.dat", {"d_k", "var"}, {dks, vars});
+//       lesson.claim(vars.back() > vars.front(), "the variance grows with d_k");
 //     });
 //   }
 #pragma once
@@ -35,6 +36,16 @@ class Lesson {
   void table(const std::string& file_name, std::initializer_list<std::string> header,
              std::initializer_list<std::vector<double>> columns) const;
 
+  /// States that a sentence of the chapter's page holds for the numbers just printed: does nothing
+  /// when \p holds is true; otherwise names \p claim on standard error at once and again when the
+  /// lesson ends, and run_lesson returns non-zero, so that the docs build stops instead of showing a
+  /// page its numbers contradict. The lesson goes on meanwhile: a student whose exercise breaks
+  /// one claim still sees every number, and every claim that fails.
+  void claim(bool holds, const std::string& claim);
+
+  /// The claims that did not hold, in order.
+  const std::vector<std::string>& failed_claims() const { return failed_claims_; }
+
   /// Writes a matrix (one row per line, %.17g) into the data folder, for heatmaps.
   void matrix(const std::string& file_name, const Matrix& m) const;
 
@@ -42,11 +53,12 @@ class Lesson {
 
  private:
   std::filesystem::path data_dir_;
+  std::vector<std::string> failed_claims_;
 };
 
 /// Runs a lesson body: argv[1] (default ".") is the folder for data files. Returns 0 on success;
 /// on a NotImplemented exercise or another scalebook::Error prints what happened to stderr and
-/// returns 1.
+/// returns 1; after a body in which a claim failed, lists the failed claims and returns 1.
 int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body);
 
 }  // namespace scalebook

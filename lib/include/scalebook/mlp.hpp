@@ -93,7 +93,8 @@ struct Fold {
 /// \throws ShapeError if k < 2 or k > n.
 std::vector<Fold> kfold_splits(Index n, int k);
 
-/// DLwP's smoothing: s_0 = v_0, s_t = factor s_{t-1} + (1 - factor) v_t.
+/// The exponential moving average of DLwP's first edition (smooth_curve): s_0 = v_0,
+/// s_t = factor s_{t-1} + (1 - factor) v_t.
 /// \throws ShapeError if values is empty; ValueError if factor is outside [0, 1) or a value is NaN.
 std::vector<double> smooth_curve(const std::vector<double>& values, double factor = 0.9);
 
