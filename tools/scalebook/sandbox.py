@@ -77,23 +77,35 @@ def check_available() -> None:
                                  "run without a sandbox")
 
 
-# madvise's advice that keeps pages mapped but clears their accessed bits, hiding from the trusted
-# side's memory proof (lib/remote/memory.cpp) what a call touched: MADV_FREE, MADV_COLD, MADV_PAGEOUT.
-HIDING_ADVICE = (8, 20, 21)
+# madvise's advice that keeps pages mapped but clears their accessed bits (MADV_FREE, MADV_COLD,
+# MADV_PAGEOUT), or may move them into merged or huge pages whose accessed bits start clear
+# (MADV_MERGEABLE, MADV_HUGEPAGE, MADV_COLLAPSE): each could hide from the trusted side's memory
+# proof (lib/remote/memory.cpp) what a call touched. The prctl calls that ask the same for a whole
+# process: PR_SET_MEMORY_MERGE, and PR_SET_THP_DISABLE with 0 (the worker disables huge pages
+# itself, lib/remote/server.cpp, and may not enable them again).
+HIDING_ADVICE = (8, 12, 14, 20, 21, 25)
+PR_SET_THP_DISABLE, PR_SET_MEMORY_MERGE = 41, 67
 
 
 def write_no_fork_filter(path: Path) -> None:
     """A seccomp program (BPF, for bwrap --seccomp) under which fork, vfork, clone and clone3 fail
-    with EPERM, and so do madvise with HIDING_ADVICE and process_madvise; any other architecture's
-    system calls (i386, x32) kill the process."""
+    with EPERM, and so do madvise with HIDING_ADVICE, process_madvise and the prctl calls named
+    there; any other architecture's system calls (i386, x32) kill the process."""
     import errno
 
     import seccomp
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     for call in ("fork", "vfork", "clone", "clone3", "process_madvise"):
         rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
+    # madvise's advice and prctl's option are ints: the kernel reads the low 32 bits of the register,
+    # so the filter compares those alone (20 + 2^32 is MADV_COLD too).
+    def low(argument: int, value: int):
+        return seccomp.Arg(argument, seccomp.MASKED_EQ, 0xFFFFFFFF, value)
+
     for advice in HIDING_ADVICE:
-        rules.add_rule(seccomp.ERRNO(errno.EPERM), "madvise", seccomp.Arg(2, seccomp.EQ, advice))
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), "madvise", low(2, advice))
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl", low(0, PR_SET_MEMORY_MERGE))
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl", low(0, PR_SET_THP_DISABLE), seccomp.Arg(1, seccomp.EQ, 0))
     with open(path, "wb") as out:
         rules.export_bpf(out)
 
