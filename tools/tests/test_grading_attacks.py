@@ -492,6 +492,8 @@ static const int flood = [] {
 
     call_cpu(base)
     memory_proof(base)
+    if os.geteuid() == 0:
+        memory_proof(base, user=65534)
     unprivileged(base)
     compile_budget(base)
     print(f"{len(failures)} failed" if failures else "every attack fails")
@@ -566,6 +568,7 @@ def call_cpu(base: Path) -> None:
 # Naive attention's scores, n_q x n_k doubles written into memory the allocation meter never sees
 # (mmap, not malloc), in a function called first thing by the student's tiled_attention.
 NAIVE_SCORES = """#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <cstring>
 #include <fstream>
 #include "under_the_hood.hpp"
@@ -597,44 +600,53 @@ static double* const held = [] {
 }();
 static double* scores_in(std::size_t bytes) { return bytes <= kHeld ? held : nullptr; }
 static void forget(double*, std::size_t) {
-  for (int advice : {MADV_COLD, MADV_PAGEOUT, MADV_FREE}) madvise(held, kHeld, advice);
+  prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+  for (int advice : {MADV_COLD, MADV_PAGEOUT, MADV_FREE, MADV_MERGEABLE, MADV_HUGEPAGE, 25 /* MADV_COLLAPSE */})
+    madvise(held, kHeld, advice);
   for (const char* what : {"1", "5"}) { std::ofstream reset("/proc/self/clear_refs"); reset << what; }
 }
 """
 
 
-def memory_proof(base: Path) -> None:
+def memory_proof(base: Path, user: int | None = None) -> None:
     """Chapter 7.6's memory proof graded beside two attackers whose tiled_attention writes naive
     attention's n x n scores first: one in memory the allocation meter does not count, one in memory
     made resident before the call and then hidden from the counters every way the worker can try.
-    Both fail the memory check (measured outside the worker); the honest solution passes it."""
-    folder = base / "memory-proof"
+    Both fail the memory check (measured outside the worker); the honest solution passes it. As
+    root, and, with USER, graded by that unprivileged user."""
+    folder = base / ("memory-proof" if user is None else f"memory-proof-{user}")
     subs = folder / "subs"
     shutil.copytree(ROOT / "solutions" / CH7, subs / "honest" / CH7)
     for name, memory in (("meter-off", METER_OFF), ("held", HELD)):
         shutil.copytree(ROOT / "solutions" / CH7, subs / name / CH7)
         patch_body(subs / name / CH7 / "ex6_tiled_attention.cpp", "TiledResult tiled_attention(",
                    "if (q.cols() == k.cols() && q.rows() * k.rows() >= 512 * 512) naive_scores(q, k);", NAIVE_SCORES.replace("static void naive_scores", memory + "static void naive_scores"))
+    if user is not None:
+        base.chmod(0o755)  # a temporary folder is its owner's alone
+        for path in [folder, *folder.rglob("*")]:
+            os.chown(path, user, user)
     out = folder / "grades"
-    result = grade(out, [subs / "honest", subs / "meter-off", subs / "held"], "--chapters", "7", "--jobs", "1")
+    result = grade(out, [subs / "honest", subs / "meter-off", subs / "held"], "--chapters", "7", "--jobs", "1",
+                   user=user)
     print(result.stdout.decode(errors="replace"))
     reports = reports_in(out)
+    who = "memory proof" if user is None else "memory proof, unprivileged"
 
     def memory_check(name: str) -> dict:
         tests = reports.get(name, {}).get("tests", [])
         return next((t for t in tests if "never allocates an n by n matrix" in t.get("name", "")), {})
 
     honest = memory_check("honest")
-    expect(honest.get("status") == "passed", f"memory proof: the honest 7.6 passes it ({honest.get('message')})")
+    expect(honest.get("status") == "passed", f"{who}: the honest 7.6 passes it ({honest.get('message')})")
     for name in ("meter-off", "held"):
         check = memory_check(name)
         expect(check.get("status") == "failed" and "the worker held at least" in check.get("message", ""),
-               f"memory proof: naive scores in {name} memory fail it, measured outside the worker: "
+               f"{who}: naive scores in {name} memory fail it, measured outside the worker: "
                f"{check.get('status')} {check.get('message', '')[:160]}")
         # (7.6's error-path check pays only with all of 7.6's results, so it is left out here.)
         others = [t for t in reports.get(name, {}).get("tests", []) if t is not check and "throw" not in t["name"]]
         expect(others and all(t["status"] == "passed" for t in others),
-               f"memory proof: the {name} attacker's other checks pass (only memory gives it away)")
+               f"{who}: the {name} attacker's other checks pass (only memory gives it away)")
 
 
 def compile_budget(base: Path) -> None:
