@@ -149,15 +149,17 @@ TiledResult tiled_attention(const Matrix& q, const Matrix& k, const Matrix& v, I
                                Index block_k, Masking masking = Masking::None);
 
 /// \cond
-// Heap use of one call (for the checks' memory proof; not an exercise).
+// Memory use of one call (for the checks' memory proof; not an exercise).
 struct HeapUse {
-  std::int64_t peak_bytes = 0;     ///< most bytes live at once during the call
-  std::int64_t largest_block = 0;  ///< the largest single allocation
+  std::int64_t peak_bytes = 0;       ///< most bytes live at once during the call (the allocation meter's)
+  std::int64_t largest_block = 0;    ///< the largest single allocation (the allocation meter's)
+  std::int64_t resident_bytes = -1;  ///< when graded, the least memory the worker held at once (-1: not measured)
 };
 
-/// \brief Not an exercise: runs tiled_attention() and counts every heap allocation it makes, in
-/// the process that runs it — the checks' own, or the grader's worker (chapter 7's remote.def and
-/// allocation_meter.hpp provide it; students write nothing for it).
+/// \brief Not an exercise: runs tiled_attention() and measures its memory. In the checks' own
+/// process it counts every heap allocation (allocation_meter.hpp); when graded, the trusted checks
+/// read the worker's memory from the kernel, outside the student's process (chapter 7's
+/// remote.def; students write nothing for it).
 HeapUse tiled_attention_heap_use(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q,
                                  Index block_k, Masking masking);
 /// \endcond
@@ -173,5 +175,4 @@ SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::LayerFlops, projections, attention, mlp
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::MemoryUse, naive, tiled);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::SoftmaxState, max, sum);
 SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::TiledResult, output, tiles_computed, tiles_skipped);
-SCALEBOOK_REMOTE_FIELDS(scalebook::ch07::HeapUse, peak_bytes, largest_block);
 #endif

@@ -137,6 +137,14 @@ void start_worker() {
   worker() = Worker{pid, requests[1], replies[0]};
 }
 
+}  // namespace
+
+// The process the client started for the worker (its launcher's, which execs the sandbox), for
+// lib/remote/memory.cpp; -1 when none runs.
+int launched_worker() { return worker().pid; }
+
+namespace {
+
 double seconds_now() {
   timespec t{};
   clock_gettime(CLOCK_MONOTONIC, &t);

@@ -1,5 +1,6 @@
 // The worker side of scalebook/remote.hpp: main() of the process that runs a submission's code in
 // the sandbox. Reads requests on fd 3, writes replies on fd 4, until fd 3 closes.
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -65,6 +66,9 @@ Served::Served(const char* exercise, const char* function, Handler handler) {
 
 int main() {
   using namespace scalebook::remote;
+  // Pages of 4 KiB, never 2 MiB ones: the trusted side's memory readings (lib/remote/memory.cpp)
+  // then count what a call touched, not the huge pages around it.
+  prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
   while (true) {
     std::uint64_t size = 0;
     if (!read_fully(3, reinterpret_cast<char*>(&size), sizeof size)) return 0;

@@ -2,9 +2,12 @@
 
 Every compile, link and worker run happens in a box with its own user (uid 65534 in a user namespace
 of its own), mount, PID, network, IPC and UTS namespaces and no capabilities. It sees a read-only
-/usr, the folders the caller binds, a private /tmp of a fixed size and a read-only /dev; nothing of
+/usr, the folders the caller binds, a private /tmp of a fixed size and read-only /dev and /proc; nothing of
 the grader's tree, no other submission, no host /tmp, no sockets, no network. Everything it starts
 dies with it (PID namespace; bwrap dies with its parent).
+
+The box's /proc is read-only: the worker cannot reset its own memory counters
+(/proc/self/clear_refs), which the trusted checks read from outside it (chapter 7's memory proof).
 
 Nothing of the host reaches the box's view of itself: bwrap starts with an empty environment and
 reads its arguments from a file descriptor (`--args FD`), so /proc/1/environ is empty and
@@ -74,15 +77,35 @@ def check_available() -> None:
                                  "run without a sandbox")
 
 
+# madvise's advice that keeps pages mapped but clears their accessed bits (MADV_FREE, MADV_COLD,
+# MADV_PAGEOUT), or may move them into merged or huge pages whose accessed bits start clear
+# (MADV_MERGEABLE, MADV_HUGEPAGE, MADV_COLLAPSE): each could hide from the trusted side's memory
+# proof (lib/remote/memory.cpp) what a call touched. The prctl calls that ask the same for a whole
+# process: PR_SET_MEMORY_MERGE, and PR_SET_THP_DISABLE with 0 (the worker disables huge pages
+# itself, lib/remote/server.cpp, and may not enable them again).
+HIDING_ADVICE = (8, 12, 14, 20, 21, 25)
+PR_SET_THP_DISABLE, PR_SET_MEMORY_MERGE = 41, 67
+
+
 def write_no_fork_filter(path: Path) -> None:
     """A seccomp program (BPF, for bwrap --seccomp) under which fork, vfork, clone and clone3 fail
-    with EPERM; any other architecture's system calls (i386, x32) kill the process."""
+    with EPERM, and so do madvise with HIDING_ADVICE, process_madvise and the prctl calls named
+    there; any other architecture's system calls (i386, x32) kill the process."""
     import errno
 
     import seccomp
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    for call in ("fork", "vfork", "clone", "clone3"):
+    for call in ("fork", "vfork", "clone", "clone3", "process_madvise"):
         rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
+    # madvise's advice and prctl's option are ints: the kernel reads the low 32 bits of the register,
+    # so the filter compares those alone (20 + 2^32 is MADV_COLD too).
+    def low(argument: int, value: int):
+        return seccomp.Arg(argument, seccomp.MASKED_EQ, 0xFFFFFFFF, value)
+
+    for advice in HIDING_ADVICE:
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), "madvise", low(2, advice))
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl", low(0, PR_SET_MEMORY_MERGE))
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl", low(0, PR_SET_THP_DISABLE), seccomp.Arg(1, seccomp.EQ, 0))
     with open(path, "wb") as out:
         rules.export_bpf(out)
 
@@ -176,7 +199,7 @@ def box_arguments(binds: list[tuple[str, Path | str, str]], argv: list[str], lim
            "--uid", "65534", "--gid", "65534", "--hostname", "box",
            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
            "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
-           "--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+           "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
            "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp",
            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
            "--setenv", "LC_ALL", "C"]

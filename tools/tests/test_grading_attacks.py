@@ -4,9 +4,10 @@ beside an honest one. Afterwards the honest one has full marks, every attacker h
 earned, the instructor's tree and the reports are as they were (also a few seconds later), and no
 process of any submission is left running. Grading also refuses to run without its sandbox.
 
-Three runs: the class as root (cgroups), an honest student beside one who floods processes,
+Four runs: the class as root (cgroups), an honest student beside one who floods processes,
 memory and CPU graded by an unprivileged user (no cgroups: seccomp and per-box user namespaces
-must hold), and a submission whose files take forever to compile (the compile budget)."""
+must hold), a submission whose files take forever to compile (the compile budget), and chapter 7's memory
+proof attacked by naive attention that hides its n x n matrix."""
 from __future__ import annotations
 
 import csv
@@ -24,7 +25,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CH3, CH4 = "03-attention-scaling", "04-causal-masking"
+CH3, CH4, CH7 = "03-attention-scaling", "04-causal-masking", "07-under-the-hood"
 DOT = f"{CH3}/ex1_dot_scores.cpp"
 CH3_ENTROPY = f"{CH3}/ex5_row_entropy.cpp"
 failures: list[str] = []
@@ -490,6 +491,9 @@ static const int flood = [] {
     shutil.rmtree(host_tmp, ignore_errors=True)
 
     call_cpu(base)
+    memory_proof(base)
+    if os.geteuid() == 0:
+        memory_proof(base, user=65534)
     unprivileged(base)
     compile_budget(base)
     print(f"{len(failures)} failed" if failures else "every attack fails")
@@ -559,6 +563,90 @@ def call_cpu(base: Path) -> None:
            f"a call past its CPU limit is timed_out: call CPU: {spun[:1]}")
     others = [t for t in report["tests"] if t["exercise"] != "3.5"]
     expect(others and all(t["status"] == "passed" for t in others), "the other exercises keep their marks")
+
+
+# Naive attention's scores, n_q x n_k doubles written into memory the allocation meter never sees
+# (mmap, not malloc), in a function called first thing by the student's tiled_attention.
+NAIVE_SCORES = """#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <cstring>
+#include <fstream>
+#include "under_the_hood.hpp"
+static double* scores_in(std::size_t bytes);
+static void naive_scores(const scalebook::Matrix& q, const scalebook::Matrix& k) {
+  const std::size_t bytes = std::size_t(q.rows()) * std::size_t(k.rows()) * sizeof(double);
+  double* s = scores_in(bytes);
+  if (s == nullptr) return;
+  for (long i = 0; i < q.rows(); ++i)
+    for (long j = 0; j < k.rows(); ++j) s[std::size_t(i) * std::size_t(k.rows()) + std::size_t(j)] = q.row(i).dot(k.row(j));
+  volatile double sink = s[bytes / sizeof(double) - 1];
+  (void)sink;
+  forget(s, bytes);
+}
+"""
+# Fresh memory, unmapped when done: seen by the meter on no count.
+METER_OFF = """static void forget(double* s, std::size_t bytes) { munmap(s, bytes); }
+static double* scores_in(std::size_t bytes) {
+  return static_cast<double*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+}
+"""
+# Memory made resident when the worker starts (before any measured call), reused by each call; after
+# the call, every way of clearing the worker's own counters is tried.
+HELD = """static const std::size_t kHeld = std::size_t(16) << 20;
+static double* const held = [] {
+  void* p = mmap(nullptr, kHeld, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  std::memset(p, 1, kHeld);
+  return static_cast<double*>(p);
+}();
+static double* scores_in(std::size_t bytes) { return bytes <= kHeld ? held : nullptr; }
+static void forget(double*, std::size_t) {
+  prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+  for (int advice : {MADV_COLD, MADV_PAGEOUT, MADV_FREE, MADV_MERGEABLE, MADV_HUGEPAGE, 25 /* MADV_COLLAPSE */})
+    madvise(held, kHeld, advice);
+  for (const char* what : {"1", "5"}) { std::ofstream reset("/proc/self/clear_refs"); reset << what; }
+}
+"""
+
+
+def memory_proof(base: Path, user: int | None = None) -> None:
+    """Chapter 7.6's memory proof graded beside two attackers whose tiled_attention writes naive
+    attention's n x n scores first: one in memory the allocation meter does not count, one in memory
+    made resident before the call and then hidden from the counters every way the worker can try.
+    Both fail the memory check (measured outside the worker); the honest solution passes it. As
+    root, and, with USER, graded by that unprivileged user."""
+    folder = base / ("memory-proof" if user is None else f"memory-proof-{user}")
+    subs = folder / "subs"
+    shutil.copytree(ROOT / "solutions" / CH7, subs / "honest" / CH7)
+    for name, memory in (("meter-off", METER_OFF), ("held", HELD)):
+        shutil.copytree(ROOT / "solutions" / CH7, subs / name / CH7)
+        patch_body(subs / name / CH7 / "ex6_tiled_attention.cpp", "TiledResult tiled_attention(",
+                   "if (q.cols() == k.cols() && q.rows() * k.rows() >= 512 * 512) naive_scores(q, k);", NAIVE_SCORES.replace("static void naive_scores", memory + "static void naive_scores"))
+    if user is not None:
+        base.chmod(0o755)  # a temporary folder is its owner's alone
+        for path in [folder, *folder.rglob("*")]:
+            os.chown(path, user, user)
+    out = folder / "grades"
+    result = grade(out, [subs / "honest", subs / "meter-off", subs / "held"], "--chapters", "7", "--jobs", "1",
+                   user=user)
+    print(result.stdout.decode(errors="replace"))
+    reports = reports_in(out)
+    who = "memory proof" if user is None else "memory proof, unprivileged"
+
+    def memory_check(name: str) -> dict:
+        tests = reports.get(name, {}).get("tests", [])
+        return next((t for t in tests if "never allocates an n by n matrix" in t.get("name", "")), {})
+
+    honest = memory_check("honest")
+    expect(honest.get("status") == "passed", f"{who}: the honest 7.6 passes it ({honest.get('message')})")
+    for name in ("meter-off", "held"):
+        check = memory_check(name)
+        expect(check.get("status") == "failed" and "the worker held at least" in check.get("message", ""),
+               f"{who}: naive scores in {name} memory fail it, measured outside the worker: "
+               f"{check.get('status')} {check.get('message', '')[:160]}")
+        # (7.6's error-path check pays only with all of 7.6's results, so it is left out here.)
+        others = [t for t in reports.get(name, {}).get("tests", []) if t is not check and "throw" not in t["name"]]
+        expect(others and all(t["status"] == "passed" for t in others),
+               f"{who}: the {name} attacker's other checks pass (only memory gives it away)")
 
 
 def compile_budget(base: Path) -> None:

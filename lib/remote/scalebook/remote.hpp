@@ -221,6 +221,38 @@ bool read_fully(int fd, char* out, std::size_t size);
 /// Sends a request and returns the reply's payload; throws CallFailed when the worker fails.
 std::vector<char> exchange(const char* exercise, const char* function, std::vector<char> request);
 
+/// What the worker's memory did during one call, read from the kernel's counters for the worker
+/// process (/proc/PID/status and smaps_rollup, opened by the trusted process): code in the worker
+/// can neither write nor reset them (its box mounts /proc read-only; see measure_worker_memory).
+struct WorkerMemory {
+  std::int64_t peak_growth = 0;  ///< the peak resident set during the call (VmHWM) minus the one before
+  std::int64_t referenced = 0;   ///< bytes of the worker's pages read or written during the call, still mapped after it
+  std::int64_t released = 0;     ///< resident bytes before the call minus after it, when positive
+  /// The least memory the call can have held at once: new memory shows in the peak; memory made
+  /// resident before the call and used in it is still referenced after it, or released.
+  std::int64_t used() const { return std::max(peak_growth, referenced + released); }
+};
+
+/// Starts measuring the running worker's memory (it must have answered a call already, so that it
+/// waits for the next): resets its peak resident set and the accessed bits of its pages.
+/// \throws CallFailed if there is no worker or its counters cannot be reset
+void begin_worker_memory();
+/// Reads what the worker's memory did since begin_worker_memory().
+/// \throws CallFailed if the counters cannot be read
+WorkerMemory end_worker_memory();
+
+/// Measures the worker's memory around CALL, which makes one call of the worker.
+template <class F>
+WorkerMemory measure_worker_memory(F&& call) {
+  begin_worker_memory();
+  call();
+  return end_worker_memory();
+}
+
+/// The running worker's process id (the one that runs the submission's code: the only process of
+/// its box, below the sandbox's own), -1 when no worker runs.
+int worker_process();
+
 /// Rethrows the exception a reply describes (ShapeError, ValueError, NotImplemented, std's own
 /// types by name, OtherException for the rest).
 [[noreturn]] void rethrow(Reader& in, const char* exercise, const char* function);
