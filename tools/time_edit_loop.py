@@ -53,6 +53,7 @@ class Tree:
         self.command = [str(path / "workbook"), "check", str(chapter.number)]
         subprocess.run(self.command, cwd=path, env=self.env, stdout=subprocess.DEVNULL, check=True)
         self.runs: list[dict[str, float]] = []
+        self.nonce = f"{os.getpid()}_{time.time_ns()}"
 
     def ninja_edges(self) -> set[str]:
         log = self.build / ".ninja_log"
@@ -65,8 +66,9 @@ class Tree:
         return time.monotonic() - start
 
     def run(self, number: int) -> dict[str, float]:
-        with open(self.file, "a") as out:  # a code change: a new function, a new constant
-            out.write(f"\nint scalebook_edit_loop_{number}() {{ return {number * 7919}; }}\n")
+        with open(self.file, "a") as out:  # a code change: a new function, a new constant, never
+            # the same twice (the cache dir outlives this run: a repeated text would be a cache hit)
+            out.write(f"\nint scalebook_edit_loop_{number}_{self.nonce}() {{ return {number * 7919}; }}\n")
         before = self.ninja_edges()
         start = time.monotonic()
         result = subprocess.run(self.command, cwd=self.path, env=self.env, stdout=subprocess.PIPE,
