@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Maintainers' measure of the student's loop: a code change in one exercise file -> that
 chapter's verdict from `./workbook check CHAPTER`, in a scratch copy of the workbook (your own
-exercises/ is never touched). Each run changes code, not a comment (a comment-only edit is served
-from ccache and measures nothing): it appends a function with a new constant.
+exercises/ is never touched). Each run changes code, not a comment (a comment-only edit may be
+served from a compiler cache and measure nothing): it appends a function with a new constant.
 
 Where the time goes, per run: the command's start-up (`./workbook --help`: the interpreter and the
 imports, timed on its own), the compile and the link (ninja's own log of the edges it ran), the
 checks (the chapter's check binary run on its own), and the rest (cmake and ninja starting up and
-deciding what to rebuild, and the command's own bookkeeping: total minus the other four).
+deciding what to rebuild, and the command's own bookkeeping: total minus the other four). "cpu" is
+the processor time the whole check used (user and system, every process it started): close to the
+wait on an idle machine, where the steps run one after the other, and far less sensitive to load
+than the wall-clock times.
 
 With --baseline REV, a second scratch copy holds the workbook as of REV (git archive), and the
 runs alternate between the two, so that both see the same load on a shared machine.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -33,7 +37,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from scalebook.chapters import Chapter, resolve_chapter  # noqa: E402
 from tests.test_student_loop import copy_tree  # noqa: E402
 
-PARTS = ("start-up", "compile", "link", "checks", "rest", "total")
+PARTS = ("start-up", "compile", "link", "checks", "rest", "total", "cpu")
 
 
 class Tree:
@@ -70,10 +74,13 @@ class Tree:
             # the same twice (the cache dir outlives this run: a repeated text would be a cache hit)
             out.write(f"\nint scalebook_edit_loop_{number}_{self.nonce}() {{ return {number * 7919}; }}\n")
         before = self.ninja_edges()
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
         result = subprocess.run(self.command, cwd=self.path, env=self.env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
         total = time.monotonic() - start
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (now.ru_utime - used.ru_utime) + (now.ru_stime - used.ru_stime)
         if result.returncode != 0:
             raise SystemExit(f"{self.label}: ./workbook check failed:\n{result.stdout}")
         compile_s = link_s = 0.0
@@ -87,7 +94,7 @@ class Tree:
         startup = self.timed([str(self.path / "workbook"), "--help"])
         checks = self.timed([str(self.checks), "--no-version", "--no-colors"])
         times = {"start-up": startup, "compile": compile_s, "link": link_s, "checks": checks,
-                 "total": total}
+                 "total": total, "cpu": cpu}
         times["rest"] = total - startup - compile_s - link_s - checks
         self.runs.append(times)
         return times
@@ -128,7 +135,8 @@ def main() -> int:
             for tree in trees if number % 2 else reversed(trees):  # alternate who goes first
                 times = tree.run(number)
                 print(f"run {number} {tree.label:>10}: {times['total']:.2f} s  (" +
-                      ", ".join(f"{p} {times[p]:.2f}" for p in PARTS[:-1]) + ")", flush=True)
+                      ", ".join(f"{p} {times[p]:.2f}" for p in PARTS[:-2]) +
+                      f"; cpu {times['cpu']:.2f})", flush=True)
         after = os.getloadavg()
     what = f"{chapter.folder}/{chapter.sources[args.exercise - 1]} ({'stub' if args.stub else 'solved'})"
     print(f"\nmedian seconds, edit -> verdict for {what}, over {args.runs} runs "
