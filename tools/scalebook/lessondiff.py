@@ -34,8 +34,9 @@ class Row:
 
 
 def skeleton(line: str) -> str:
-    """The line with every number replaced by #: what pairs a line with its counterpart."""
-    return NUMBER.sub("#", line)
+    """The line with every number replaced by # and its spaces collapsed (a number printed one
+    character wider moves a column): what pairs a line with its counterpart."""
+    return " ".join(NUMBER.sub("#", line).split())
 
 
 def last_digit(token: str) -> float:
@@ -98,8 +99,8 @@ def render(rows: list[Row], columns: int) -> list[str]:
     out = [ui.bold(f"  {'your lesson':<{half}} │ the book")]
     out.append(f"  {'─' * half}─┼─{'─' * half}")
     for row in rows:
-        left = ui.wrap(sanitised(row.mine), half) if row.mine is not None else [""]
-        right = ui.wrap(sanitised(row.book), half) if row.book is not None else [""]
+        left = ui.wrap(ui.printable(row.mine), half) if row.mine is not None else [""]
+        right = ui.wrap(ui.printable(row.book), half) if row.book is not None else [""]
         if row.mine is None:
             left = [ui.red("(missing)")]
         if row.book is None:
@@ -112,16 +113,13 @@ def render(rows: list[Row], columns: int) -> list[str]:
     return out
 
 
-def sanitised(line: str) -> str:
-    """A line of program output as plain text: tabs as spaces, control characters as '?'."""
-    return re.sub(r"[\x00-\x1f\x7f]", "?", line.expandtabs(4))
 
 
 def summary(rows: list[Row], chapter: int) -> list[str]:
     counts = {kind: sum(1 for r in rows if r.kind == kind) for kind in MARK}
-    out = [f"{counts['same']} lines as in the book; "
-           f"{counts['close']} differ only in the last printed digit or a timing ({MARK['close']}: fine); "
-           f"{counts['differs']} differ ({MARK['differs']})."]
+    out = [f"{count(counts['same'], 'line')} as in the book; "
+           f"{counts['close']} only in the last printed digit or a timing ({MARK['close']}: fine); "
+           f"{counts['differs']} differing ({MARK['differs']})."]
     first = next((r for r in rows if r.kind == "differs"), None)
     if first is None:
         out.append("Your lesson prints what the book shows.")
@@ -131,8 +129,8 @@ def summary(rows: list[Row], chapter: int) -> list[str]:
         out.append(f"The first difference: your line {first.mine_number} is not in the book.")
     else:
         out.append(f"The first difference is your line {first.mine_number}, "
-                   f"\"{shortened(sanitised(first.mine))}\", where the book has "
-                   f"\"{shortened(sanitised(first.book))}\": find the exercise that computes it, and "
+                   f"\"{shortened(ui.printable(first.mine))}\", where the book has "
+                   f"\"{shortened(ui.printable(first.book))}\": find the exercise that computes it, and "
                    f"see what ./workbook check {chapter} says about it.")
     return out
 
@@ -140,3 +138,7 @@ def summary(rows: list[Row], chapter: int) -> list[str]:
 def shortened(line: str, limit: int = 60) -> str:
     line = " ".join(line.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
