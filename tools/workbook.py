@@ -210,11 +210,15 @@ def cmd_check(args) -> int:
 def exercises_snapshot() -> dict[str, tuple[float, int]]:
     """Every file under exercises/ (relative path) with its modification time and size."""
     rows = {}
-    folder = ROOT / "exercises"
-    for path in sorted(folder.rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            rows[path.relative_to(folder).as_posix()] = (stat.st_mtime, stat.st_size)
+    folder = str(ROOT / "exercises")
+    for parent, _, files in os.walk(folder):  # os.walk, not Path.rglob: half the time
+        for name in files:
+            path = os.path.join(parent, name)
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:  # removed while we looked
+                continue
+            rows[path[len(folder) + 1:].replace(os.sep, "/")] = (stat.st_mtime, stat.st_size)
     return rows
 
 
@@ -225,12 +229,14 @@ def changed_files(before: dict, after: dict) -> list[str]:
 
 def wait_for_change(seen: dict) -> list[str]:
     """Returns the files that changed under exercises/, once one did and the folder has been quiet
-    for 0.3 s (editors write several times per save)."""
+    for 0.15 s (an editor writes a save in several steps, milliseconds apart). Both waits are part of
+    the student's time from saving to the verdict, so they are short: a look at the folder's few
+    dozen files takes about a millisecond."""
     while exercises_snapshot() == seen:
-        time.sleep(0.25)
+        time.sleep(0.1)
     last = exercises_snapshot()
     while True:
-        time.sleep(0.3)
+        time.sleep(0.15)
         now = exercises_snapshot()
         if now == last:
             return changed_files(seen, now)
