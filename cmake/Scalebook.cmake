@@ -40,8 +40,9 @@ file(WRITE "${SCALEBOOK_GRADING_KIT}" "")
 # lib's copies of what this chapter or a later one teaches refuse to be included (#error), so an
 # exercise cannot hand in lib's answer. OBJECTS may add already-compiled objects (a mutant reuses
 # the reference's objects of the files it leaves alone).
+# UNCACHED: compiled without ccache (the student's own files, see scalebook_add_chapter).
 function(_scalebook_contract_library prefix sources chapter_dir number)
-  cmake_parse_arguments(PARSE_ARGV 4 ARG "" "" "OBJECTS")
+  cmake_parse_arguments(PARSE_ARGV 4 ARG "UNCACHED" "" "OBJECTS")
   math(EXPR chapter_number "${number}")  # 03 -> 3: a decimal, never an octal literal
   set(objects ${ARG_OBJECTS})
   set(index 0)
@@ -53,6 +54,9 @@ function(_scalebook_contract_library prefix sources chapter_dir number)
     target_link_libraries(${target} PUBLIC scalebook::lib)
     target_compile_definitions(${target} PRIVATE SCALEBOOK_EXERCISE_CHAPTER=${chapter_number})
     set_target_properties(${target} PROPERTIES SCALEBOOK_FAST_COMPILE ON)  # -O1: see lib/CMakeLists.txt
+    if(ARG_UNCACHED)
+      set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "")
+    endif()
     if(TARGET scalebook_pch)
       target_precompile_headers(${target} REUSE_FROM scalebook_pch)
     endif()
@@ -124,12 +128,21 @@ function(scalebook_add_chapter)
       endif()
       list(APPEND track_sources "${track_source}")
     endforeach()
-    _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER})
+    # A student's file is compiled without ccache: each edit is new text, so the cache misses, and
+    # a miss costs a preprocessor pass over Eigen and a hash of the 95 MB precompiled header before
+    # the compile itself (half again the compile's time on a loaded 2-core machine). Grading
+    # compiles every submission once and keeps the cache.
+    if(SCALEBOOK_GRADING)
+      _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER})
+    else()
+      _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER} UNCACHED)
+    endif()
   endif()
   # Every exercise's object, for ./workbook and the grader (tools/scalebook/build.py): when one
   # exercise file does not compile, they link chNN_checks_partial from the objects that did
   # compile (listed in track_objects.rsp), so that exercise costs itself only.
   set(exercise_lines)
+  set(track_objects)
   set(index 0)
   foreach(source IN LISTS ARG_SOURCES)
     math(EXPR index "${index} + 1")
@@ -140,6 +153,7 @@ function(scalebook_add_chapter)
       set(object_target ${ch}_track_ex${index})
     endif()
     string(APPEND exercise_lines "${chapter_number}.${index}\t${source}\t$<TARGET_OBJECTS:${object_target}>\n")
+    list(APPEND track_objects $<TARGET_OBJECTS:${object_target}>)
   endforeach()
   file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/exercises.tsv" CONTENT "${exercise_lines}")
 
@@ -147,7 +161,12 @@ function(scalebook_add_chapter)
   add_library(${ch}_checks_objects OBJECT "${chapter_dir}/${ARG_CHECKS}")
   target_include_directories(${ch}_checks_objects PRIVATE "${chapter_dir}" ${ARG_NUMBER})
   target_link_libraries(${ch}_checks_objects PRIVATE scalebook::testing)
-  _scalebook_checks_executable(${ch}_checks ${ch}_checks_objects ${ch}_track)
+  # The checks link the track's objects themselves rather than its archive: after a student's edit
+  # they are relinked at once, without first rewriting libchNN_track.a (cmake -E rm, ar, ranlib: a
+  # third of a second of the wait on a loaded 2-core machine).
+  add_executable(${ch}_checks $<TARGET_OBJECTS:${ch}_checks_objects> ${track_objects})
+  target_link_libraries(${ch}_checks PRIVATE scalebook::lib scalebook::testing scalebook::doctest_main)
+  set_target_properties(${ch}_checks PROPERTIES ENABLE_EXPORTS ON)  # as _scalebook_checks_executable
   set(partial_objects "${CMAKE_CURRENT_BINARY_DIR}/track_objects.rsp")
   if(NOT EXISTS "${partial_objects}")
     file(WRITE "${partial_objects}" "")

@@ -17,7 +17,7 @@ from scalebook.build import BuildError, build, build_checks, configure, shown  #
 from scalebook.chapters import ROOT, Chapter, UsageError, all_chapters, hints_of  # noqa: E402
 from scalebook.chapters import resolve_chapter, resolve_exercise  # noqa: E402
 from scalebook.checks import (CheckResult, diagnosis, exercise_verdicts,  # noqa: E402
-                              registered_checks, run_checks)
+                              registered_checks, run_checks, signal_name)
 
 STUDENT_BUILD = ROOT / "build" / "student"
 REFERENCE_BUILD = ROOT / "build" / "reference"
@@ -207,45 +207,88 @@ def cmd_check(args) -> int:
     return 0
 
 
-def exercises_snapshot() -> list[tuple[str, float, int]]:
-    rows = []
-    for path in sorted((ROOT / "exercises").rglob("*")):
-        if path.is_file():
-            stat = path.stat()
-            rows.append((str(path), stat.st_mtime, stat.st_size))
+def exercises_snapshot() -> dict[str, tuple[float, int]]:
+    """Every file under exercises/ (relative path) with its modification time and size."""
+    rows = {}
+    folder = str(ROOT / "exercises")
+    for parent, _, files in os.walk(folder):  # os.walk, not Path.rglob: half the time
+        for name in files:
+            path = os.path.join(parent, name)
+            try:
+                stat = os.stat(path)
+            except FileNotFoundError:  # removed while we looked
+                continue
+            rows[path[len(folder) + 1:].replace(os.sep, "/")] = (stat.st_mtime, stat.st_size)
     return rows
 
 
-def wait_for_change(seen) -> None:
-    """Returns once a file under exercises/ changed and the folder has been quiet for 0.3 s."""
+def changed_files(before: dict, after: dict) -> list[str]:
+    """The files saved, added or removed between two snapshots."""
+    return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+
+
+def wait_for_change(seen: dict) -> list[str]:
+    """Returns the files that changed under exercises/, once one did and the folder has been quiet
+    for 0.15 s (an editor writes a save in several steps, milliseconds apart). Both waits are part of
+    the student's time from saving to the verdict, so they are short: a look at the folder's few
+    dozen files takes about a millisecond."""
     while exercises_snapshot() == seen:
-        time.sleep(0.25)
+        time.sleep(0.1)
     last = exercises_snapshot()
-    while True:  # editors write several times per save
-        time.sleep(0.3)
+    while True:
+        time.sleep(0.15)
         now = exercises_snapshot()
         if now == last:
-            return
+            return changed_files(seen, now)
         last = now
+
+
+def what_changed(files: list[str]) -> str:
+    """" after 01-feature-scaling/ex1_fit_scaling.cpp changed": an editor's swap and backup files
+    (.name.swp, name~, 4913) are named only when nothing else changed."""
+    def scratch(name: str) -> bool:
+        base = name.rsplit("/", 1)[-1]
+        return base.startswith(".") or base.endswith("~") or base.isdigit()
+    files = [f for f in files if not scratch(f)] or files
+    if not files:
+        return ""
+    named = ", ".join(ui.printable(f) for f in files[:2]) + (
+        f" and {len(files) - 2} more" if len(files) > 2 else "")
+    return f" after {named} changed"
+
+
+WATCHING = "watching exercises/ — save a file to re-check, Ctrl-C to stop"
+
+
+def watch_screen(lines: list[str], checked_at: str, changed: list[str], columns: int,
+                 rows: int) -> list[str]:
+    """One screen of `watch`: when it last checked and after which save, the verdicts, the footer;
+    every line wrapped at spaces to COLUMNS, ROWS - 1 lines at most (the cursor needs the last)."""
+    header = ui.wrap_all([ui.dim(f"checked at {checked_at}{what_changed(changed)}")], columns)
+    footer = ui.wrap_all([ui.dim(WATCHING)], columns)
+    room = max(1, rows - 1 - len(header) - len(footer))
+    body = ui.fit(ui.wrap_all(lines, columns), room)
+    return (header + body + footer)[: max(1, rows - 1)]
 
 
 def cmd_watch(args) -> int:
     chapters = selected(args)
     student_setup()
+    changed: list[str] = []
     try:
         while True:
             seen = exercises_snapshot()
             if ui.TTY:
                 sys.stdout.write("\033[H\033[2J")
-            ui.say(ui.dim(f"{time.strftime('%H:%M:%S')} checking..."))
-            limit = ui.height() - 4
-            lines = check_all(chapters, verbose=True, timeout=args.timeout, limit=limit)
+            columns, rows = ui.width(), ui.height()
+            ui.say(ui.wrap_all([ui.dim(f"{time.strftime('%H:%M:%S')} checking{what_changed(changed)}...")],
+                               columns)[0])
+            lines = check_all(chapters, verbose=True, timeout=args.timeout, limit=rows - 4)
             if ui.TTY:
-                sys.stdout.write("\033[1A\r\033[K")
-            for line in ui.fit(lines, limit):
+                sys.stdout.write("\033[H\033[2J")
+            for line in watch_screen(lines, time.strftime("%H:%M:%S"), changed, columns, rows):
                 ui.say(line)
-            ui.say(ui.dim("watching exercises/ — save a file to re-check, Ctrl-C to stop"))
-            wait_for_change(seen)
+            changed = wait_for_change(seen)
     except KeyboardInterrupt:
         ui.say("")
         return 0
@@ -316,11 +359,52 @@ def cmd_run(args) -> int:
                 ui.say(f"  {record[exercise]['message']}")
             return 1
         target = f"{chapter.target}_lesson_track"
-    code, output = build(STUDENT_BUILD, [target], STATE / "run.build.log")
+    targets = [target] + ([f"{chapter.target}_docs_assets"] if args.diff else [])
+    code, output = build(STUDENT_BUILD, targets, STATE / "run.build.log")
     if code != 0:
+        if args.diff and f"unknown target '{chapter.target}_docs_assets'" in output:
+            raise BuildError("this build has no book (SCALEBOOK_BUILD_DOCS is OFF), so there is no "
+                             "output of the book's to compare with")
         raise BuildError(f"the lesson program did not build:\n{output[-3000:]}")
     binary = STUDENT_BUILD / "chapters" / chapter.folder / target
-    return subprocess.run([str(binary), str(out_dir)], stdin=subprocess.DEVNULL).returncode
+    if not args.diff:
+        return subprocess.run([str(binary), str(out_dir)], stdin=subprocess.DEVNULL).returncode
+    return run_diff(chapter, binary, out_dir)
+
+
+def run_diff(chapter: Chapter, binary: Path, out_dir: Path) -> int:
+    """The lesson's output beside the book's; exit status 1 when a line differs by more than the
+    implementation may (lessondiff), as diff(1) does."""
+    from scalebook import lessondiff  # only this command needs it
+    book = STUDENT_BUILD / "docs" / "generated" / chapter.folder / "lesson.out"
+    result = subprocess.run([str(binary), str(out_dir)], stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True, errors="replace")
+    (out_dir / "lesson.out").write_text(result.stdout)
+    rows = lessondiff.compare(result.stdout.splitlines(), book.read_text(errors="replace").splitlines())
+    left_out = 0
+    if result.returncode != 0:  # a lesson that stopped early: its lines, not the whole book missing
+        printed = max((k for k, row in enumerate(rows) if row.mine is not None), default=-1) + 1
+        rows, left_out = rows[:printed], len(rows) - printed
+    for line in lessondiff.render(rows, ui.width()):
+        ui.say(line)
+    if left_out:
+        ui.say(ui.dim(f"  (the book goes on for {lessondiff.count(left_out, 'more line')})"))
+    ui.say("")
+    if result.stderr.strip():  # timings and the like, which the book leaves out
+        ui.say(ui.dim("Your lesson also wrote (to standard error, which the book does not show):"))
+        for line in ui.wrap_all(["  " + ui.printable(line) for line in result.stderr.splitlines()], ui.width()):
+            ui.say(ui.dim(line))
+        ui.say("")
+    if result.returncode != 0:
+        why = (f"died of {signal_name(-result.returncode)}" if result.returncode < 0
+               else f"exited with status {result.returncode}")
+        ui.say(ui.red(f"Your lesson {why} after {lessondiff.count(len(result.stdout.splitlines()), 'line')}."))
+        return 1
+    for line in ui.wrap_all(lessondiff.summary(rows, chapter.number), ui.width()):
+        ui.say(line)
+    for line in ui.wrap_all([f"(yours: {shown(out_dir / 'lesson.out')}; the book's: {shown(book)})"], ui.width()):
+        ui.say(ui.dim(line))
+    return 1 if any(row.kind == "differs" for row in rows) else 0
 
 
 def cmd_test(args) -> int:
@@ -414,6 +498,9 @@ def parser() -> argparse.ArgumentParser:
     group.add_argument("--tier", type=int, help="show this hint (1 is the gentlest)")
     group.add_argument("--reset", action="store_true", help="start the hints over")
     sub = command("run", cmd_run, "run a chapter's lesson program on your code (or the reference)")
+    sub.add_argument("--diff", action="store_true",
+                     help="show its output beside the book's, marking the lines that differ "
+                          "(exit status 1 when one differs by more than rounding or a timing)")
     sub.add_argument("chapter", metavar="CHAPTER")
     sub.add_argument("--reference", action="store_true", help="run it on the reference solution")
     command("progress", cmd_progress, "per-chapter progress and the next step")

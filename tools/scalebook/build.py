@@ -2,14 +2,13 @@
 exercise file that does not compile costs that exercise only."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+import zlib
 from pathlib import Path
 
 from .chapters import ROOT, Chapter
@@ -36,11 +35,16 @@ def configure(preset: str, build_dir: Path, log_dir: Path, extra: list[str] | No
 
 def build(build_dir: Path, targets: list[str], log: Path, progress: Progress | None = None,
           keep_going: bool = False, timeout: float | None = None) -> tuple[int, str]:
-    """cmake --build for TARGETS; streams ninja's "[3/58] ..." lines to PROGRESS. Returns the exit
-    status and the whole output (also written to LOG)."""
-    command = ["cmake", "--build", str(build_dir), "--target", *targets]
-    if keep_going:
-        command += ["--", "-k", "0"]
+    """Builds TARGETS with ninja; streams its "[3/58] ..." lines to PROGRESS. Returns the exit
+    status and the whole output (also written to LOG). Ninja is called directly, not through
+    `cmake --build`, which would only start a second program to start it (a tenth of a second of
+    every check on a loaded machine); ninja re-runs CMake itself when a CMakeLists changed."""
+    ninja = make_program(build_dir)
+    if ninja:
+        command = [ninja, "-C", str(build_dir), *targets] + (["-k", "0"] if keep_going else [])
+    else:
+        command = ["cmake", "--build", str(build_dir), "--target", *targets]
+        command += ["--", "-k", "0"] if keep_going else []
     log.parent.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -73,12 +77,15 @@ def kill_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
-@dataclass
 class ChapterBuild:
-    binary: Path | None                                        # the checks to run, None: nothing links
-    compile_errors: dict[str, str] = field(default_factory=dict)  # exercise id -> first error
-    log: Path | None = None
-    failure: str = ""                                          # why nothing links, if binary is None
+    """What build_checks made (a plain class: see CheckResult on dataclasses)."""
+
+    def __init__(self, binary: Path | None, compile_errors: dict[str, str] | None = None,
+                 log: Path | None = None, failure: str = ""):
+        self.binary = binary                         # the checks to run, None: nothing links
+        self.compile_errors = compile_errors or {}   # exercise id -> first error
+        self.log = log
+        self.failure = failure                       # why nothing links, if binary is None
 
 
 def exercise_objects(build_dir: Path, chapter: Chapter) -> list[tuple[str, str, Path]]:
@@ -119,8 +126,10 @@ def first_error(lines: list[str], source: str) -> str:
 
 def forget_changed_sources(build_dir: Path, chapter: Chapter, state_dir: Path) -> None:
     """ninja rebuilds by modification time; a file copied with its old time (cp -p, a backup, an
-    editor that keeps times) would keep its stale object. Content hashes decide instead: an
-    exercise whose text changed since the last build loses its object, so it is compiled again."""
+    editor that keeps times) would keep its stale object. The content decides instead: an exercise
+    whose length or CRC-32 changed since the last build loses its object, so it is compiled again.
+    (A CRC, not SHA-256: hashlib loads OpenSSL, a hundredth of a second of every check, to detect
+    an edit, not an attack.)"""
     record = state_dir / f"{chapter.folder}.sources.json"
     before = json.loads(record.read_text()) if record.exists() else {}
     now = {}
@@ -130,7 +139,8 @@ def forget_changed_sources(build_dir: Path, chapter: Chapter, state_dir: Path) -
     track = track_dir(build_dir)
     for exercise, source, obj in exercise_objects(build_dir, chapter):
         path = track / chapter.folder / source
-        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+        data = path.read_bytes() if path.exists() else b""
+        digest = f"{len(data)}:{zlib.crc32(data):08x}" if path.exists() else ""
         now[source] = digest
         if before.get(source) not in (None, digest):
             obj.unlink(missing_ok=True)
@@ -138,12 +148,27 @@ def forget_changed_sources(build_dir: Path, chapter: Chapter, state_dir: Path) -
     record.write_text(json.dumps(now))
 
 
+def cached(build_dir: Path, name: str) -> str | None:
+    """A variable of a configured build's CMakeCache.txt, None when it has none."""
+    cache = build_dir / "CMakeCache.txt"
+    if cache.exists():
+        for line in cache.read_text(errors="replace").splitlines():
+            if line.startswith(name + ":"):
+                return line.split("=", 1)[1]
+    return None
+
+
 def track_dir(build_dir: Path) -> Path:
     """SCALEBOOK_TRACK_DIR of a configured build."""
-    for line in (build_dir / "CMakeCache.txt").read_text().splitlines():
-        if line.startswith("SCALEBOOK_TRACK_DIR:"):
-            return Path(line.split("=", 1)[1])
-    return ROOT / "exercises"
+    return Path(cached(build_dir, "SCALEBOOK_TRACK_DIR") or ROOT / "exercises")
+
+
+def make_program(build_dir: Path) -> str | None:
+    """The ninja a Ninja build was configured with (None: another generator, or not configured)."""
+    if cached(build_dir, "CMAKE_GENERATOR") != "Ninja":
+        return None
+    program = cached(build_dir, "CMAKE_MAKE_PROGRAM")
+    return program if program and Path(program).exists() else None
 
 
 def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,

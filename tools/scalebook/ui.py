@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 
@@ -75,3 +76,53 @@ def fit(lines: list[str], limit: int) -> list[str]:
     if len(lines) <= limit:
         return lines
     return lines[: limit - 1] + [dim(f"  ... ({len(lines) - limit + 1} more lines)")]
+
+
+STYLE_CODE = re.compile(r"\033\[[0-9;]*m")
+
+
+def printable(text: str) -> str:
+    """Text from outside (a file name, a program's output) as plain characters: tabs as spaces, any
+    other control character as '?', so that it can never move the cursor or change colours."""
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", text.expandtabs(4))
+
+
+def visible(text: str) -> int:
+    """How many columns TEXT takes on screen: its length without the colour codes."""
+    return len(STYLE_CODE.sub("", text))
+
+
+def wrap(line: str, columns: int) -> list[str]:
+    """LINE cut into screen lines of at most COLUMNS columns, at spaces; continuation lines keep
+    the line's indent plus two spaces. Only a word longer than a whole line (a long path) is cut
+    inside, after a slash or a dot where it has one."""
+    if visible(line) <= columns:
+        return [line]
+    indent = len(line) - len(line.lstrip(" "))
+    hang = " " * min(indent + 2, columns // 2)
+    out: list[str] = []
+    current, width, empty = " " * indent, indent, True
+    for word in line[indent:].split(" "):
+        size = visible(word)
+        if not empty and width + 1 + size > columns:
+            out.append(current)
+            current, width, empty = hang, len(hang), True
+        if empty and not word:
+            continue  # no line starts with the spaces it was cut at
+        if not empty:
+            current, width = current + " ", width + 1
+        while width + size > columns:  # longer than a whole line: the only cut inside a word
+            plain = STYLE_CODE.sub("", word)  # a cut word loses its colour, never its text
+            room = columns - width
+            cut = max(plain.rfind("/", 0, room), plain.rfind(".", 0, room)) + 1 or room
+            out.append(current + plain[:cut])
+            word, size = plain[cut:], len(plain) - cut
+            current, width = hang, len(hang)
+        current, width, empty = current + word, width + size, False
+    if not empty:
+        out.append(current)
+    return out
+
+
+def wrap_all(lines: list[str], columns: int) -> list[str]:
+    return [piece for line in lines for piece in wrap(line, columns)]

@@ -2,9 +2,14 @@
 """The student loop as a student meets it, in a scratch copy of the workbook: chapter 3 solved but
 for a crash in 3.3, an endless loop in 3.4 and a syntax error in 3.5. `./workbook check 3` must keep
 3.1 and 3.2 passing and name each of the three failures; `progress` must agree; `watch` must live
-through an 80x24 terminal; the command line must refuse what it does not understand."""
+through an 80x24 terminal; `run 1 --diff` must tell a solved chapter from a wrong one; the command
+line must refuse what it does not understand.
+
+--unit runs only the quick part (no build): watch's screen and the lesson comparison, on made-up
+input."""
 from __future__ import annotations
 
+import argparse
 import fcntl
 import os
 import pty
@@ -21,6 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
 CH3 = "03-attention-scaling"
 failures: list[str] = []
 
@@ -92,15 +98,94 @@ def watch_in_small_terminal(tree: Path) -> None:
     expect(alive, "watch is still running after output longer than the screen")
     last = text.split("\x1b[H\x1b[2J")[-1]
     expect(len(last.splitlines()) <= 24, f"watch's screen fits 24 lines ({len(last.splitlines())})")
+    plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", last).replace("\r", "")
+    expect(all(len(line) <= 80 for line in plain.splitlines()),
+           f"watch's lines fit 80 columns ({max(map(len, plain.splitlines()), default=0)})")
+    expect(re.search(r"checked at \d\d:\d\d:\d\d after 03-attention-scaling/ex1_dot_scores\.cpp changed",
+                     plain) is not None, "watch says when it last checked, after which file was saved")
+
+
+LONG_MESSAGE = ("1.1 fit_scaling: the standard deviation of feature 2 is 0.5 but should be 1.0 — "
+                "you divided by n − 1, and the contract asks for the population standard deviation "
+                "(divide by n); inputs: rows [[1, 2], [3, 4], [5, 6]]; see exercises/01-feature-scaling/"
+                "ex1_fit_scaling.cpp:12 and the chapter's page, section 'Standardising features', "
+                "which works this very example through step by step before you write any code")
+
+
+def unit_checks() -> None:
+    """watch's screen and run --diff's comparison, on made-up input (no build needed)."""
+    import workbook
+    from scalebook import lessondiff, ui
+    words = LONG_MESSAGE.split()
+    lines = ["chapter 1 feature-scaling", "  ✗ 1.1", "      " + LONG_MESSAGE] + [
+        f"  ✗ 1.{k}  {LONG_MESSAGE}" for k in range(2, 9)]
+    screen = workbook.watch_screen(lines, "14:03:12", ["01-feature-scaling/ex1_fit_scaling.cpp"], 80, 24)
+    expect(all(ui.visible(line) <= 80 for line in screen), "watch: every line fits 80 columns")
+    expect(len(screen) <= 23, f"watch: the screen fits 24 rows, the cursor's included ({len(screen)} lines)")
+    expect(screen[0].startswith("checked at 14:03:12 after 01-feature-scaling/ex1_fit_scaling.cpp changed"),
+           "watch: the first line says when it last checked and which file changed")
+    expect("watching exercises/" in screen[-1], "watch: the last line says what it is watching")
+    pieces = ui.wrap("      " + LONG_MESSAGE, 80)
+    expect(len(pieces) > 2 and " ".join(p.strip() for p in pieces).split() == words,
+           "watch: a long message is wrapped at spaces, every word whole")
+    expect(all(p.startswith("        ") for p in pieces[1:]), "watch: wrapped lines are indented under their start")
+    path = "exercises/" + "a_folder_name_that_is_long/" * 5 + "ex1.cpp"
+    cut = ui.wrap(f"  see {path}", 40)
+    expect(all(ui.visible(p) <= 40 for p in cut) and "".join(p.strip() for p in cut[1:]) == path,
+           "watch: a word longer than the screen is cut, its text kept")
+    more = workbook.changed_files({"a.cpp": (1.0, 3), "b.cpp": (1.0, 3)}, {"a.cpp": (2.0, 3), "c.cpp": (1.0, 1)})
+    expect(more == ["a.cpp", "b.cpp", "c.cpp"], "watch: a saved, a removed and an added file are each named")
+    expect(workbook.what_changed(["01-x/.ex1.cpp.swp", "01-x/ex1.cpp", "01-x/ex1.cpp~"]) == " after 01-x/ex1.cpp changed"
+           and workbook.what_changed(["01-x/.ex1.cpp.swp"]) == " after 01-x/.ex1.cpp.swp changed",
+           "watch: an editor's swap and backup files are named only when nothing else changed")
+    expect("\x1b" not in workbook.what_changed(["01-x/\x1b[2Jevil.cpp"]),
+           "watch: a file name cannot send the terminal a control sequence")
+
+    book = ["scaled feature ranges", "feature 0: mean 0.0000 std 1.0000", "accuracy 57/100",
+            "loss after 100 steps 0.123456", "descent took 12.5 ms", "done"]
+    mine = ["scaled feature ranges", "feature 0: mean -0.0000 std 0.9999", "accuracy 58/100",
+            "loss after 100 steps 0.250000", "descent took 48.1 ms", "extra line", "done"]
+    rows = lessondiff.compare(mine, book)
+    kinds = [(row.kind, row.mine, row.book) for row in rows]
+    expect(kinds == [("same", mine[0], book[0]), ("close", mine[1], book[1]), ("differs", mine[2], book[2]),
+                     ("differs", mine[3], book[3]), ("close", mine[4], book[4]), ("differs", mine[5], None),
+                     ("same", mine[6], book[5])],
+           "run --diff: last digit and timing are fine; a count, a far number, an extra line differ")
+    expect(lessondiff.classify("w = 1.5e-03", "w = 1.6e-03") == "close"
+           and lessondiff.classify("w = 1.5e-03", "w = 1.7e-03") == "differs"
+           and lessondiff.classify("p = 0.1235", "p = 0.12349999") == "close"
+           and lessondiff.classify("x = nan", "x = 0.5") == "differs"
+           and lessondiff.classify("b | -0.0000 |  9.99", "b |  0.0000 | 10.00") == "close",
+           "run --diff: the tolerance is one unit in the last printed digit")
+    drawn = lessondiff.render(rows, 80)
+    hostile = lessondiff.render(lessondiff.compare(["\x1b]0;owned\x07\x1b[2J 1.5"], ["1.5"]), 80)
+    expect(not any("\x1b" in line or "\x07" in line for line in hostile),
+           "run --diff: the lesson's output cannot send the terminal a control sequence")
+    expect(all(ui.visible(line) <= 80 for line in drawn), "run --diff: side by side fits 80 columns")
+    expect(any(line.startswith("✗ accuracy 58/100") and line.rstrip().endswith("accuracy 57/100")
+               for line in drawn), "run --diff: a differing line is marked, yours beside the book's")
+    said = " ".join(lessondiff.summary(rows, 1))
+    expect("2 lines as in the book" in said and "; 2 only in the last printed digit" in said
+           and "3 differing (✗)" in said
+           and "your line 3, \"accuracy 58/100\", where the book has \"accuracy 57/100\"" in said, "run --diff: the summary counts each kind and names the first")
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--unit", action="store_true", help="only the quick checks that need no build")
+    if parser.parse_args().unit:
+        unit_checks()
+        print(f"{len(failures)} failed" if failures else "every quick student-loop expectation holds")
+        return 1 if failures else 0
+    unit_checks()
     with tempfile.TemporaryDirectory(prefix="scalebook-loop-") as temp:
         tree = Path(temp) / "workbook"
         tree.mkdir()
         copy_tree(tree)
-        # Share the maintainers' compiler cache: lib and the checks are not recompiled from zero.
-        subprocess.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={ROOT / 'build' / 'ccache'}"],
+        # Share the maintainers' compiler cache ($CCACHE_DIR, else build/ccache): lib and the checks
+        # are not recompiled from zero.
+        cache = os.environ.get("CCACHE_DIR") or ROOT / "build" / "ccache"
+        subprocess.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={cache}"],
                        cwd=tree, stdout=subprocess.DEVNULL, check=True)
 
         # The command line refuses what it does not understand, with the usage line.
@@ -132,6 +217,19 @@ def main() -> int:
         expect(mine.returncode == 0 and theirs.returncode == 0 and len(mine.stdout.splitlines()) > 20
                and mine.stdout == theirs.stdout,
                "run 1 on a solved chapter 1 prints the reference lesson's output, line for line")
+        beside = workbook(tree, "run", "1", "--diff")
+        expect(beside.returncode == 0 and "Your lesson prints what the book shows." in beside.stdout
+               and not re.search(r"^[✗≈] ", beside.stdout, re.M),
+               "run 1 --diff on a solved chapter 1: every line as in the book, exit 0")
+        fit = tree / "exercises" / "01-feature-scaling" / "ex1_fit_scaling.cpp"
+        solved = fit.read_text()
+        fit.write_text(solved.replace("static_cast<double>(n))", "static_cast<double>(n - 1))"))
+        wrong = workbook(tree, "run", "1", "--diff")
+        expect(solved != fit.read_text() and wrong.returncode == 1
+               and re.search(r"^✗ CRIM .*│ CRIM ", wrong.stdout, re.M) is not None
+               and "The first difference is your line" in wrong.stdout,
+               "run 1 --diff with the sample standard deviation in 1.1: the changed lines marked ✗, exit 1")
+        fit.write_text(solved)
 
         insert_first_statement(exercises / "ex3_softmax_rows.cpp", "Matrix softmax_rows(",
                                "{ volatile int* null = nullptr; *null = 1; }")
