@@ -140,14 +140,17 @@ def runs_as_promised(student: Student, clone: Path, command: str) -> tuple[bool,
         prefix = ["runuser", "-u", STUDENT, "--"] if student.root else []
         with subprocess.Popen([*prefix, "env", "-i", *[f"{k}={v}" for k, v in student.env.items()],
                                str(clone / "workbook"), *words], cwd=clone, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL) as process:
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL) as process:
             seen = ""
             deadline = time.monotonic() + 600
             assert process.stdout is not None
             os.set_blocking(process.stdout.fileno(), False)
             while time.monotonic() < deadline and "watching exercises/" not in seen and process.poll() is None:
                 time.sleep(0.5)
-                seen += process.stdout.read() or ""
+                try:
+                    seen += os.read(process.stdout.fileno(), 65536).decode(errors="replace")
+                except BlockingIOError:
+                    pass
             process.terminate()
             process.wait()
         return "watching exercises/" in seen, seen[-400:]
