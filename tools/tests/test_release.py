@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 failures: list[str] = []
 STUDENT = "nobody"          # when this runs as root: the student is uid 65534
 SENTENCE_MARK = "(corrected in an erratum)"
-CHECK_MARK = "[errata]"
+CHECK_MARK = "per the erratum"
 
 
 def expect(condition: bool, what: str) -> None:
