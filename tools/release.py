@@ -303,7 +303,7 @@ def main() -> int:
         ui.say("  what changed since the last release:")
         for line in changed.rstrip().splitlines():
             ui.say(f"    {line.strip()}")
-        ui.say("Publish it: push to the repository your students cloned, and tell them to run git pull")
+        ui.say("Publish it: push to the repository your students cloned, and tell them to run git pull --no-rebase")
         ui.say(f"  git -C {target} push")
     else:
         files = len(tracked(target))
