@@ -37,7 +37,10 @@ def run_bench(bench: Path, pattern: str, repetitions: int, min_time: float) -> d
     command = [str(bench), f"--benchmark_filter={pattern}", f"--benchmark_repetitions={repetitions}",
                "--benchmark_report_aggregates_only=true", "--benchmark_min_warmup_time=0.3",
                f"--benchmark_min_time={min_time}", "--benchmark_format=json"]
-    result = subprocess.run(command, check=True, capture_output=True, text=True)
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:  # 3: the track's 7.6 is unfinished or wrong (its own message says)
+        print(result.stderr.strip() or f"{bench.name} exited with status {result.returncode}")
+        sys.exit(result.returncode)
     report = json.loads(result.stdout)
     medians: dict[str, dict] = {}
     for entry in report["benchmarks"]:
@@ -69,7 +72,7 @@ def run_torch(n: int, repetitions: int) -> dict | None:
     return data
 
 
-def headline(bench: Path, repetitions: int) -> bool:
+def headline(bench: Path, repetitions: int, label: str) -> bool:
     n, d = 1024, 64
     pattern = (f"^(tiled|naive)/double/n:{n}/causal:1$|^eigen_(qk|pv)/double/n:{n}$")
     medians = run_bench(bench, pattern, repetitions, 0.2)
@@ -86,7 +89,7 @@ def headline(bench: Path, repetitions: int) -> bool:
         torch_ms = torch["median_cpu_s"] * 1e3
         rows.append((f"PyTorch {torch['torch']} (q k^T, mask, softmax, @ v)", torch_ms))
     rows.append(("naive: the n x n matrix, Eigen products", naive["ms"]))
-    rows.append(("tiled: reference 7.6, 128 x 128 tiles", tiled["ms"]))
+    rows.append((f"tiled: {label}, 128 x 128 tiles", tiled["ms"]))
     for label, ms in rows:
         print(f"  {label:44} {ms:8.2f} {useful / (ms * 1e-3) * 1e-9:15.1f}")
     ok = True
@@ -129,7 +132,8 @@ def sweep(bench: Path, out: Path, repetitions: int) -> None:
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
         return
-    series = [(kind, scalar) for kind in ("naive", "tiled") for scalar in ("double", "float")]
+    series = [(kind, scalar) for kind in ("naive", "tiled") for scalar in ("double", "float")
+              if any(name.startswith(f"{kind}/{scalar}/") for name in medians)]
 
     def plot(name: str, column: int, ylabel: str, title: str, causal: int) -> None:
         curves = ", ".join(
@@ -154,10 +158,11 @@ def main() -> int:
     parser.add_argument("--sweep", action="store_true", help="also measure n = 256 ... 8192 and draw figures")
     parser.add_argument("--repetitions", type=int, default=10)
     parser.add_argument("--require", action="store_true", help="exit 1 when a goal is missed")
+    parser.add_argument("--label", default="reference 7.6", help="what the tiled row times (default: %(default)s)")
     args = parser.parse_args()
     if not os.access(args.bench, os.X_OK):
         parser.error(f"{args.bench} is not an executable: build the ch07_bench target first")
-    ok = headline(args.bench, args.repetitions)
+    ok = headline(args.bench, args.repetitions, args.label)
     if args.sweep:
         sweep(args.bench, args.out, max(3, args.repetitions // 3))
     return 0 if ok or not args.require else 1

@@ -430,24 +430,63 @@ EDITION = ROOT / "EDITION"
 
 
 def cmd_bench(args) -> int:
-    """A chapter's benchmark (target chNN_bench, built with its own flags in the reference build);
-    tools/bench_chNN.py, where a chapter has one, runs it and its PyTorch peer side by side."""
-    instructors_only("the benchmarks (they run the reference)")
+    """A chapter's benchmark (target chNN_bench, built with its own flags); tools/bench_chNN.py,
+    where a chapter has one, runs it and its PyTorch peer side by side. In the maintainers' tree it
+    times the reference (the reference build); in the student edition, the student's own code."""
     chapter = resolve_chapter(args.chapter)
-    packages.ensure(STAMP)
+    if EDITION.exists():
+        return student_bench(chapter, args.bench_args)
+    packages.ensure(STAMP, BENCH_PACKAGES)
     configure("reference", REFERENCE_BUILD, REFERENCE_BUILD / "workbook")
+    return run_bench(chapter, REFERENCE_BUILD, REFERENCE_BUILD / "workbook", "reference 7.6", args.bench_args)
+
+
+BENCH_PACKAGES = ["libbenchmark-dev"]  # Google Benchmark, for chapter 7's
+
+
+def run_bench(chapter: Chapter, build_dir: Path, log_dir: Path, label: str, bench_args: list[str]) -> int:
     target = f"{chapter.target}_bench"
     progress = ui.Progress(f"Building {target}...")
-    code, output = build(REFERENCE_BUILD, [target], REFERENCE_BUILD / "workbook" / "bench.build.log", progress)
+    code, output = build(build_dir, [target], log_dir / "bench.build.log", progress)
     progress.done()
     if code != 0:
         if "unknown target" in output:
-            raise UsageError(f"chapter {chapter.number} has no benchmark")
+            raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
+                             f"{', '.join(str(c.number) for c in all_chapters() if has_bench(c))})")
         raise BuildError(f"{target} did not build:\n{output[-3000:]}")
-    binary = REFERENCE_BUILD / "chapters" / chapter.folder / target
+    binary = build_dir / "chapters" / chapter.folder / target
     script = ROOT / "tools" / f"bench_{chapter.target}.py"
-    command = ([sys.executable, str(script), "--bench", str(binary)] if script.exists() else [str(binary)])
-    return subprocess.run([*command, *args.bench_args], stdin=subprocess.DEVNULL).returncode
+    command = ([sys.executable, str(script), "--bench", str(binary), "--label", label]
+               if script.exists() else [str(binary)])
+    return subprocess.run([*command, *bench_args], stdin=subprocess.DEVNULL).returncode
+
+
+def has_bench(chapter: Chapter) -> bool:
+    return "_bench" in (ROOT / "chapters" / chapter.folder / "CMakeLists.txt").read_text()
+
+
+def release_figures(chapter: Chapter) -> Path:
+    """Where the edition keeps what the chapter's benchmark printed at release (tools/release.py)."""
+    return ROOT / "docs" / "prebuilt" / chapter.folder / "bench.txt"
+
+
+def student_bench(chapter: Chapter, bench_args: list[str]) -> int:
+    """The edition's benchmark: first what the reference printed at release, labelled as such, then
+    the same benchmark on this machine with the student's code where the chapter times an exercise
+    (chapter 7: exercise 7.6; chapter 2 times lib's trainer, as at release)."""
+    if not has_bench(chapter):
+        raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
+                         f"{', '.join(str(c.number) for c in all_chapters() if has_bench(c))})")
+    packages.ensure(STAMP, BENCH_PACKAGES)
+    figures = release_figures(chapter)
+    if figures.exists():
+        ui.say(ui.bold("Measured at release, with the reference solution, on the instructor's machine:"))
+        for line in figures.read_text().splitlines():
+            ui.say(f"  | {line}")
+        ui.say("")
+    student_setup()
+    ui.say(ui.bold("Now on this machine, with your code:"))
+    return run_bench(chapter, STUDENT_BUILD, STATE, "yours, exercise 7.6", bench_args)
 
 
 def instructors_only(what: str) -> None:
@@ -481,8 +520,11 @@ def parser() -> argparse.ArgumentParser:
     top.set_defaults(run=cmd_start)
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
 
-    def command(name: str, run, help_text: str) -> argparse.ArgumentParser:
-        sub = commands.add_parser(name, help=help_text, description=help_text)
+    def command(name: str, run, help_text: str, instructors: bool = False) -> argparse.ArgumentParser:
+        # The student edition's --help lists only what works there; the instructors' commands
+        # still parse, and say that they are not part of the edition.
+        listed = {} if instructors and EDITION.exists() else {"help": help_text}
+        sub = commands.add_parser(name, description=help_text, **listed)
         sub.set_defaults(run=run)
         sub.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, help=argparse.SUPPRESS)
         return sub
@@ -497,21 +539,28 @@ def parser() -> argparse.ArgumentParser:
     group = sub.add_mutually_exclusive_group()
     group.add_argument("--tier", type=int, help="show this hint (1 is the gentlest)")
     group.add_argument("--reset", action="store_true", help="start the hints over")
-    sub = command("run", cmd_run, "run a chapter's lesson program on your code (or the reference)")
+    sub = command("run", cmd_run, "run a chapter's lesson program on your code"
+                  + ("" if EDITION.exists() else " (or the reference)"))
     sub.add_argument("--diff", action="store_true",
                      help="show its output beside the book's, marking the lines that differ "
                           "(exit status 1 when one differs by more than rounding or a timing)")
     sub.add_argument("chapter", metavar="CHAPTER")
-    sub.add_argument("--reference", action="store_true", help="run it on the reference solution")
+    sub.add_argument("--reference", action="store_true",
+                     help=argparse.SUPPRESS if EDITION.exists() else "run it on the reference solution")
     command("progress", cmd_progress, "per-chapter progress and the next step")
-    sub = command("grade", cmd_grade, "instructors: grade submissions (./workbook grade --help)")
+    sub = command("grade", cmd_grade, "instructors: grade submissions (./workbook grade --help)", instructors=True)
     sub.add_argument("grade_args", nargs=argparse.REMAINDER, metavar="...")
-    sub = command("bench", cmd_bench, "time a chapter's reference against its peer (PyTorch, when installed)")
+    sub = command("bench", cmd_bench, "time a chapter's benchmark: your code in the student edition, the "
+                                      "reference here, against PyTorch when installed"
+                  if not EDITION.exists() else "time your code in a chapter's benchmark (chapters 2 and 7), "
+                                               "beside what the reference measured at release")
     sub.add_argument("chapter", metavar="CHAPTER")
     sub.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="...", help="passed to the benchmark")
-    sub = command("release", cmd_release, "instructors: write the student edition (no solutions) into DIR")
+    sub = command("release", cmd_release, "instructors: write the student edition into DIR, or add the changes "
+                                          "since the last release to it as one commit", instructors=True)
     sub.add_argument("release_args", nargs=argparse.REMAINDER, metavar="DIR")
-    sub = command("test", cmd_test, "maintainers and CI: build the reference track and run every test")
+    sub = command("test", cmd_test, "maintainers and CI: build the reference track and run every test",
+                  instructors=True)
     sub.add_argument("ctest_args", nargs=argparse.REMAINDER, metavar="CTEST_ARGS",
                      help="passed to ctest (e.g. -R ch03)")
     return top

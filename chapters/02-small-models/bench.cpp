@@ -5,8 +5,8 @@
 //
 //   ch02_bench [--no-torch] [--repeat N]
 //
-// The C++ time is the best of N runs (default 3) of the whole K-fold, data loading excluded, as
-// the Python script times its own.
+// Both sides are timed the same way: the best of N runs (default 3) of the whole K-fold, data
+// loading excluded (the Python script takes the same --repeat N).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,7 +49,7 @@ Run kfold(const scalebook::Dataset& data) {
 }
 
 // Runs the PyTorch script; returns its seconds, or a negative number when it cannot run.
-double torch_seconds(std::string& report) {
+double torch_seconds(int repeat, std::string& report) {
   const char* python = std::getenv("SCALEBOOK_PYTHON");
   std::string interpreter = python != nullptr ? python : "";
   if (interpreter.empty()) {
@@ -61,7 +61,8 @@ double torch_seconds(std::string& report) {
     report = "PyTorch: not installed for " + interpreter + " (apt-get install python3-torch); skipped";
     return -1.0;
   }
-  const std::string command = interpreter + " '" SCALEBOOK_TORCH_BENCH "' '" + scalebook::data_dir().string() + "'";
+  const std::string command = interpreter + " '" SCALEBOOK_TORCH_BENCH "' '" + scalebook::data_dir().string() + "' --repeat " +
+                              std::to_string(repeat);
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return -1.0;
   char line[512];
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
     std::printf("\n  mean MAE %.3f\n  scalebook_seconds %.4f (best of %d)\n", mean, best.seconds, repeat);
     if (torch) {
       std::string report;
-      const double t = torch_seconds(report);
+      const double t = torch_seconds(repeat, report);
       std::printf("%s", report.c_str());
       if (t > 0.0) std::printf("ratio: PyTorch / scalebook = %.1fx\n", t / best.seconds);
       else if (report.find("skipped") == std::string::npos) std::printf("PyTorch run failed\n");

@@ -1,9 +1,12 @@
 // Chapter 7 benchmark — naive vs tiled attention, and the machine's own limit.
 //
 // Compiled at -O3 -march=native as its own target (ch07_bench, not part of `all`: students never
-// wait for it). It includes the REFERENCE tiled attention (solutions/07-under-the-hood/
-// ex6_tiled_attention.cpp) so that the code measured is the code the book shows, compiled for
-// speed, and runs its algorithm in double (the exercise) and float.
+// wait for it). In the reference track it includes the REFERENCE tiled attention (solutions/
+// 07-under-the-hood/ex6_tiled_attention.cpp) so that the code measured is the code the book shows,
+// compiled for speed, and runs its algorithm in double (the exercise) and float. In any other track
+// (SCALEBOOK_BENCH_CONTRACT: the student's exercises, in the student edition) it calls exercise
+// 7.6 through its contract, in double only, after making sure it runs and agrees with the naive
+// version: timing a wrong or unfinished answer would mean nothing.
 //
 // Benchmarks (Google Benchmark; the runner tools/bench_ch07.py asks for warm-up and repetitions
 // and reads medians):
@@ -32,7 +35,15 @@
 #include <random>
 
 #include "allocation_meter.hpp"
+#ifdef SCALEBOOK_BENCH_CONTRACT
+#include <cstdio>
+#include <exception>
+#include <type_traits>
+
+#include "under_the_hood.hpp"  // the track's 7.6, compiled at -O3 -march=native (ch07_bench_track)
+#else
 #include "ex6_tiled_attention.cpp"  // the reference itself, compiled here at -O3 -march=native
+#endif
 
 namespace {
 
@@ -85,6 +96,25 @@ void naive_attention(const Mat<Scalar>& q, const Mat<Scalar>& k, const Mat<Scala
   out.noalias() = scores_t.transpose() * v;
 }
 
+#ifdef SCALEBOOK_BENCH_CONTRACT
+// Exercise 7.6 through its contract (double only): the same call as the reference's core.
+template <class Scalar>
+void tiled_core(const Mat<Scalar>& q, const Mat<Scalar>& k, const Mat<Scalar>& v, Masking masking, Mat<Scalar>& out,
+                Index& computed, Index& skipped) {
+  static_assert(std::is_same_v<Scalar, double>, "exercise 7.6 computes in double");
+  scalebook::ch07::TiledResult result = scalebook::ch07::tiled_attention(q, k, v, kBlockQ, kBlockK, masking);
+  out = std::move(result.output);
+  computed = result.tiles_computed;
+  skipped = result.tiles_skipped;
+}
+#else
+template <class Scalar>
+void tiled_core(const Mat<Scalar>& q, const Mat<Scalar>& k, const Mat<Scalar>& v, Masking masking, Mat<Scalar>& out,
+                Index& computed, Index& skipped) {
+  scalebook::ch07::tiled_attention_core<Scalar>(q, k, v, kBlockQ, kBlockK, masking, out, computed, skipped);
+}
+#endif
+
 // FLOPs of the products the tiled attention performs: each computed tile costs
 // 2·b_q·b_k·(d_k + d_v). Counted from the same block structure as the reference.
 double tiled_product_flops(Index n, Index block_q, Index block_k, bool causal) {
@@ -119,11 +149,11 @@ void bm_tiled(benchmark::State& state) {
   {
     out.resize(0, 0);
     scalebook::AllocationMeter meter;
-    scalebook::ch07::tiled_attention_core<Scalar>(q, k, v, kBlockQ, kBlockK, masking, out, computed, skipped);
+    tiled_core<Scalar>(q, k, v, masking, out, computed, skipped);
     state.counters["peak_MiB"] = mib(meter.stop().peak_bytes);
   }
   for (auto _ : state) {
-    scalebook::ch07::tiled_attention_core<Scalar>(q, k, v, kBlockQ, kBlockK, masking, out, computed, skipped);
+    tiled_core<Scalar>(q, k, v, masking, out, computed, skipped);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -198,7 +228,9 @@ void sizes(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK(bm_tiled<double>)->Name("tiled/double")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
+#ifndef SCALEBOOK_BENCH_CONTRACT
 BENCHMARK(bm_tiled<float>)->Name("tiled/float")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
+#endif
 BENCHMARK(bm_naive<double>)->Name("naive/double")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_naive<float>)->Name("naive/float")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_eigen_qk<double>)->Name("eigen_qk/double")->Apply(sizes)->Unit(benchmark::kMillisecond);
@@ -206,4 +238,42 @@ BENCHMARK(bm_eigen_qk<float>)->Name("eigen_qk/float")->Apply(sizes)->Unit(benchm
 BENCHMARK(bm_eigen_pv<double>)->Name("eigen_pv/double")->Apply(sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_eigen_pv<float>)->Name("eigen_pv/float")->Apply(sizes)->Unit(benchmark::kMillisecond);
 
+#ifdef SCALEBOOK_BENCH_CONTRACT
+// Before timing the track's 7.6: it must run and agree with the naive version on a causal and an
+// unmasked case of a size with a ragged last tile. Exit status 3 says why not, on one line.
+int track_is_ready() {
+  const Index n = 2 * kBlockQ + 37;
+  const Mat<double> q = random_matrix<double>(n, kD, 1), k = random_matrix<double>(n, kD, 2),
+                    v = random_matrix<double>(n, kD, 3);
+  for (const bool causal : {true, false}) {
+    Mat<double> scores_t, expected, out;
+    Index computed = 0, skipped = 0;
+    naive_attention<double>(q, k, v, causal, scores_t, expected);
+    try {
+      tiled_core<double>(q, k, v, causal ? Masking::CausalTopLeft : Masking::None, out, computed, skipped);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "ch07_bench: exercise 7.6 did not run: %s\n", error.what());
+      return 3;
+    }
+    if (out.rows() != n || out.cols() != kD || !((out - expected).cwiseAbs().maxCoeff() <= 1e-9)) {
+      std::fprintf(stderr,
+                   "ch07_bench: exercise 7.6 does not yet agree with the naive attention (n = %ld, %s): "
+                   "./workbook check 7 says where\n",
+                   static_cast<long>(n), causal ? "causal" : "no mask");
+      return 3;
+    }
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (const int code = track_is_ready(); code != 0) return code;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+#else
 BENCHMARK_MAIN();
+#endif
