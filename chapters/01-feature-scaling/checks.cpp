@@ -164,6 +164,28 @@ TEST_CASE("1.1 large values keep their digits") {
                      std::string("looks like a known mistake: ") + (float_suspect(s.mean, row({1e9 + 2.5})).empty() ? kOnePass : kFloat)));
 }
 
+TEST_CASE("1.1 large values with fractional deviations keep their digits") {
+  // 1e9 + N(0, 1) in 20 rows: the deviations from the mean are not small integers, so any form
+  // that multiplies numbers near 1e9 before the sum cancels (mean(x^2) - mean(x)^2, or
+  // (x + m)(x - m)) leaves an error near 1e-7 of the scale; deviations squared stay near 1e-16.
+  const Matrix train = gaussian_rows(20, 1, 1e9, 1.0, 16);
+  const ch01::Scaling s = ch01::fit_scaling(train);
+  const RowVector sd = column_sds(train, 0.0);
+  CHECK_MESSAGE(near(s.scale, sd, 1e-9),
+                said("fit_scaling of 20 values 1e9 + N(0, 1) gave the scale " + format_number(s.scale(0)) + ", not " +
+                         format_number(sd(0)),
+                     std::string("looks like a known mistake: ") + kOnePass));
+}
+
+TEST_CASE("1.1 a tiny but non-zero spread is kept: only a constant feature gets scale 1") {
+  // 1e-12 (1, 2, 3, 4): sd = 1e-12 sqrt(1.25), not 0. A threshold such as sd > 1e-9 would replace
+  // it by 1 and leave the feature unscaled.
+  const ch01::Scaling s = ch01::fit_scaling(from_rows(4, 1, {1e-12, 2e-12, 3e-12, 4e-12}));
+  CHECK_MESSAGE(near(s.scale, row({1e-12 * std::sqrt(1.25)}), 1e-9),
+                "fit_scaling of 1e-12 (1, 2, 3, 4) gave the scale " << format_number(s.scale(0))
+                    << ", not 1e-12 sqrt(1.25): only a standard deviation of exactly 0 becomes 1, not a small one");
+}
+
 TEST_CASE("1.1 ordinary data keeps a double's digits") {
   // 50 rows of N(3, 2^2) in 3 features: every statistic to 1e-12 relative. Sums kept in a float
   // agree to about 1e-7 only.
