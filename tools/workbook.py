@@ -13,11 +13,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scalebook import packages, ui  # noqa: E402
-from scalebook.build import BuildError, build, build_checks, configure, shown  # noqa: E402
+from scalebook.build import BuildError, build, build_checks, configure, exercise_objects, shown  # noqa: E402
 from scalebook.chapters import ROOT, Chapter, UsageError, all_chapters, hints_of  # noqa: E402
 from scalebook.chapters import resolve_chapter, resolve_exercise  # noqa: E402
 from scalebook.checks import (CheckResult, diagnosis, exercise_verdicts,  # noqa: E402
-                              registered_checks, run_checks, signal_name)
+                              explain_dependencies, registered_checks, run_checks, signal_name,
+                              verdict_text)
 
 STUDENT_BUILD = ROOT / "build" / "student"
 REFERENCE_BUILD = ROOT / "build" / "reference"
@@ -69,13 +70,10 @@ def check_chapter(chapter: Chapter, progress: ui.Progress | None = None,
         for exercise in chapter.exercises:
             errors.setdefault(exercise, built.failure or "the chapter did not link")
     verdicts = exercise_verdicts(chapter.exercises, results, errors)
-    # A check that calls into an exercise that did not compile crashes: say that it may be why.
-    # (An exercise may call the ones before it, never the ones after.)
-    for exercise, verdict in verdicts.items():
-        earlier = [e for e in errors if int(e.split(".")[1]) < int(exercise.split(".")[1])]
-        if verdict.status == "crashed" and earlier:
-            verdict.message += (f"; {', '.join(sorted(earlier))} does not compile, and a call into "
-                                "it would crash like this")
+    # An exercise that calls one that did not compile cannot run: say so, naming that one.
+    if errors and built.binary is not None:
+        sources = {e: (source, obj) for e, source, obj in exercise_objects(STUDENT_BUILD, chapter)}
+        explain_dependencies(verdicts, errors, sources)
     record = {e: {"status": v.status, "check": v.name, "message": v.message}
               for e, v in verdicts.items()}
     (STATE / f"{chapter.folder}.json").write_text(json.dumps(record, indent=1))
@@ -115,8 +113,8 @@ def report_chapter(chapter: Chapter, record: dict, detail_lines: int) -> list[st
         summary = f"  {ui.red(MARK[status])} {exercise}" + (f"  {what}" if what else "")
         if status in ("crashed", "timed_out"):
             summary += f" in \"{verdict['check']}\""
-        elif status == "compile_error":
-            summary = f"  {ui.red(MARK[status])} {exercise}  {verdict['message']}"
+        elif status == "compile_error" or verdict["message"].startswith("not run"):
+            summary = f"  {ui.red(MARK[status])} {exercise}  {verdict_text(status, verdict['message'])}"
         out.append(summary)
         if not shown_detail:
             shown_detail = True
@@ -152,8 +150,11 @@ def progress_lines(chapters: list[Chapter]) -> list[str]:
                                  f"exercises/{chapter.folder}/{chapter.source_of(exercise)}")
                     break
                 if verdict["status"] != "passed":
+                    if verdict["status"] == "compile_error" or verdict["message"].startswith("not run"):
+                        next_step = f"exercise {exercise} " + verdict_text(verdict["status"], verdict["message"])
+                        break
                     what = WHAT[verdict["status"]]
-                    said = diagnosis(verdict["message"]) if verdict["status"] != "compile_error" else ""
+                    said = diagnosis(verdict["message"])
                     next_step = f"exercise {exercise} — " + (f"{what}: " if what else "") + (
                         said or verdict["message"])
                     break

@@ -31,9 +31,11 @@ struct Scaling {
 ///
 /// mean(c) = (1/n) Σ_i x(i, c); scale(c) = sqrt((1/n) Σ_i (x(i, c) - mean(c))²), the population
 /// standard deviation (divide by n, not n − 1, as numpy and Keras do). A constant feature has
-/// standard deviation 0: its scale is 1 instead (policy: it becomes 0 after scaling, never NaN).
+/// standard deviation 0: its scale is 1 instead (policy: it becomes 0 after scaling, never NaN);
+/// a spread however small but not 0 is kept.
 /// Compute the deviations from the mean (two passes), so that features like 1e9 + small
-/// differences keep their digits.
+/// differences keep their digits, and sum in double precision (to 1e-12 relative; a float keeps
+/// about 7 digits).
 /// \throws ShapeError if train is empty (no rows or no columns)
 /// \throws ValueError if train holds NaN or infinity
 Scaling fit_scaling(const Matrix& train);

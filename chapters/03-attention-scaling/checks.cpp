@@ -20,6 +20,7 @@
 
 using namespace scalebook;
 using scalebook::testing::near;
+using scalebook::testing::said;
 using scalebook::testing::suspect;
 using scalebook::testing::ScalarMistake;
 namespace ch03 = scalebook::ch03;
@@ -208,8 +209,8 @@ TEST_CASE("3.1 dot scores of the worked example") {
   const Matrix expected = from_rows(1, 3, {1, 1, 2});
   const Matrix s = ch03::dot_scores(q, k);
   CHECK_MESSAGE(near(s, expected),
-                suspect(s, {{kAlreadyScaled, expected / std::sqrt(2.0)},
-                            {kTransposed, expected.transpose()}}));
+                said("the result is wrong: dot scores of the worked example", suspect(s, {{kAlreadyScaled, expected / std::sqrt(2.0)},
+                            {kTransposed, expected.transpose()}})));
 }
 
 TEST_CASE("3.1 row i column j holds query i dotted with key j") {
@@ -219,8 +220,8 @@ TEST_CASE("3.1 row i column j holds query i dotted with key j") {
   const Matrix expected = dots_by_definition(q, k);
   const Matrix s = ch03::dot_scores(q, k);
   CHECK_MESSAGE(near(s, expected),
-                suspect(s, {{kTransposed, expected.transpose()},
-                            {kAlreadyScaled, expected / 2.0}}));  // sqrt(4) = 2
+                said("the result is wrong: row i column j holds query i dotted with key j", suspect(s, {{kTransposed, expected.transpose()},
+                            {kAlreadyScaled, expected / 2.0}})));  // sqrt(4) = 2
 }
 
 TEST_CASE("3.1 one query and one key give a single score") {
@@ -267,10 +268,10 @@ TEST_CASE("3.2 scaled scores of the worked example") {
   const Matrix expected = from_rows(1, 3, {1 / r2, 1 / r2, 2 / r2});  // 0.7071, 0.7071, 1.4142
   const Matrix s = ch03::scaled_scores(q, k);
   CHECK_MESSAGE(near(s, expected),
-                suspect(s, {{kNoScaling, from_rows(1, 3, {1, 1, 2})},
+                said("the result is wrong: scaled scores of the worked example", suspect(s, {{kNoScaling, from_rows(1, 3, {1, 1, 2})},
                             {kByDk, from_rows(1, 3, {0.5, 0.5, 1})},
                             {kTimesRoot, from_rows(1, 3, {r2, r2, 2 * r2})},
-                            {kByRootM, from_rows(1, 3, {1, 1, 2}) / std::sqrt(3.0)}}));
+                            {kByRootM, from_rows(1, 3, {1, 1, 2}) / std::sqrt(3.0)}})));
 }
 
 TEST_CASE("3.2 scores are divided by the square root of d_k for several d_k") {
@@ -286,13 +287,13 @@ TEST_CASE("3.2 scores are divided by the square root of d_k for several d_k") {
       for (Index j = 0; j < cosine.cols(); ++j) cosine(i, j) /= q.row(i).norm() * k.row(j).norm();
     const Matrix s = ch03::scaled_scores(q, k);
     CHECK_MESSAGE(near(s, expected),
-                  suspect(s, {{kNoScaling, raw},
+                  said("the result is wrong: scores are divided by the square root of d_k for several d_k", suspect(s, {{kNoScaling, raw},
                               {kByDk, raw / d},
                               {kTimesRoot, raw * std::sqrt(d)},
                               {kByRootM, raw / std::sqrt(5.0)},
                               {kByRootN, raw / std::sqrt(3.0)},
                               {"divided by the vectors' lengths (cosine similarity) instead of "
-                               "sqrt(d_k)?", cosine}}));
+                               "sqrt(d_k)?", cosine}})));
   }
 }
 
@@ -305,8 +306,7 @@ TEST_CASE("3.2 scaling keeps the order of the scores") {
   for (Index j = 0; j < k.rows(); ++j) k.row(j) *= std::pow(3.0, static_cast<double>(j % 4) - 1.5);
   const Matrix raw = dots_by_definition(q, k);
   const Matrix s = ch03::scaled_scores(q, k);
-  REQUIRE(s.rows() == 2);
-  REQUIRE(s.cols() == 8);
+  REQUIRE_MESSAGE((s.rows() == 2 && s.cols() == 8), "scaled_scores of 2 queries and 8 keys must be (2, 8), got " << shape_of(s));
   for (Index i = 0; i < 2; ++i) {
     CAPTURE(i);
     CHECK_MESSAGE(near(order_of(s.row(i)), order_of(raw.row(i)), 0.0),
@@ -318,14 +318,14 @@ TEST_CASE("3.2 scaling keeps the order of the scores") {
 TEST_CASE("3.2 a zero query scores every key 0") {
   Rng rng(324);
   const Matrix q = Matrix::Zero(2, 5), k = normal_matrix(6, 5, rng);
-  CHECK(near(ch03::scaled_scores(q, k), Matrix::Zero(2, 6), 0.0));
+  CHECK_MESSAGE(near(ch03::scaled_scores(q, k), Matrix::Zero(2, 6), 0.0), "scaled_scores of a zero query must score every key exactly 0");
 }
 
 TEST_CASE("3.2 with d_k = 1 there is nothing to scale") {
   // sqrt(1) = 1: the scores are the plain products. A divisor of d_k - 1 or an integer sqrt would
   // show here (0 or a division by zero).
   const Matrix s = ch03::scaled_scores(from_rows(2, 1, {3, -2}), from_rows(3, 1, {1, -0.5, 4}));
-  CHECK(near(s, from_rows(2, 3, {3, -1.5, 12, -2, 1, -8})));
+  CHECK_MESSAGE(near(s, from_rows(2, 3, {3, -1.5, 12, -2, 1, -8})), "scaled_scores with d_k = 1 must be the plain products (sqrt(1) = 1)");
 }
 
 TEST_CASE("3.2 bad input throws ShapeError or ValueError") {
@@ -367,10 +367,10 @@ TEST_CASE("3.3 softmax of the worked example with and without scaling") {
     no_exp.row(i) /= s.row(i).sum();
   }
   CHECK_MESSAGE(near(w, expected),
-                suspect(w, {{kOverColumns, softmax_over_columns(s)},
+                said("the result is wrong: softmax of the worked example with and without scaling", suspect(w, {{kOverColumns, softmax_over_columns(s)},
                             {"exp without dividing by the row's sum?", exp_only},
                             {"exp(s - max) without dividing by the row's sum?", exp_shifted},
-                            {"scores divided by their row sum, without exp?", no_exp}}));
+                            {"scores divided by their row sum, without exp?", no_exp}})));
 }
 
 TEST_CASE("3.3 large scores neither overflow nor underflow") {
@@ -419,17 +419,17 @@ TEST_CASE("3.3 each row is a distribution over its own keys") {
   Matrix s = 3.0 * normal_matrix(3, 5, rng);
   const Matrix expected = softmax_by_definition(s);  // each row non-negative, summing to 1
   const Matrix w = ch03::softmax_rows(s);
-  CHECK_MESSAGE(near(w, expected),
-                suspect(w, {{kOverColumns, softmax_over_columns(s)}}));
+  CHECK_MESSAGE(near(w, expected), said("softmax_rows of 3 rows of 5 scores differs from the softmax by its definition",
+                                      suspect(w, {{kOverColumns, softmax_over_columns(s)}})));
   // Adding a constant to one row changes none of the weights (it cancels in the ratio).
   s.row(1).array() += 50.0;
-  CHECK(near(ch03::softmax_rows(s), expected));
+  CHECK_MESSAGE(near(ch03::softmax_rows(s), expected), "softmax_rows changed when a constant was added to one row: it cancels in the ratio");
 }
 
 TEST_CASE("3.3 equal scores such as those of a zero query give uniform weights") {
   Matrix s = Matrix::Zero(2, 6);
   s.row(1).setConstant(7.0);
-  CHECK(near(ch03::softmax_rows(s), Matrix::Constant(2, 6, 1.0 / 6.0)));
+  CHECK_MESSAGE(near(ch03::softmax_rows(s), Matrix::Constant(2, 6, 1.0 / 6.0)), "softmax_rows of equal scores must give uniform weights 1/6");
 }
 
 TEST_CASE("3.3 bad input throws ShapeError or ValueError") {
@@ -457,14 +457,14 @@ TEST_CASE("3.4 exact sample variance of a small case in the documented draw orde
     const double v = ch03::dot_product_variance(d_k, samples, false, rng);
     const double expected = sample_variance(z);
     CHECK_MESSAGE(near(v, expected),
-                  suspect(v, {{kPopulation, squares_about(z, mean_of(z), n)},
+                  said("the result is wrong: exact sample variance of a small case in the documented draw order", suspect(v, {{kPopulation, squares_about(z, mean_of(z), n)},
                               {kZeroMean, squares_about(z, 0.0, n - 1)},
                               {"assumed mean 0 and divided by samples?", squares_about(z, 0.0, n)},
                               {"q and k components drawn interleaved instead of q first, then k?",
                                sample_variance(interleaved_dots(d_k, samples, seed))},
                               {"every sample's q drawn before every k? Draw q then k per sample",
                                sample_variance(queries_first_dots(d_k, samples, seed))},
-                              {"scaled although scaled is false?", expected / d_k}}));
+                              {"scaled although scaled is false?", expected / d_k}})));
     // The generator moved on by exactly 2 · d_k · samples normals, no more, no fewer.
     Rng replica(seed);
     for (int i = 0; i < 2 * d_k * samples; ++i) replica.normal();
@@ -477,12 +477,12 @@ TEST_CASE("3.4 exact sample variance of a small case in the documented draw orde
     const double v = ch03::dot_product_variance(d_k, samples, true, rng);
     const double expected = sample_variance(divided(z, root));  // Var(z / sqrt(d_k)) = Var(z) / d_k
     CHECK_MESSAGE(near(v, expected),
-                  suspect(v, {{kNoScaling, sample_variance(z)},
+                  said("the result is wrong: exact sample variance of a small case in the documented draw order", suspect(v, {{kNoScaling, sample_variance(z)},
                               {kByDk, sample_variance(divided(z, d_k))},
                               {"the variance divided by sqrt(d_k) instead of the scores?",
                                sample_variance(z) / root},
                               {kPopulation, sample_variance(divided(z, root)) * (n - 1) / n},
-                              {kZeroMean, squares_about(divided(z, root), 0.0, n - 1)}}));
+                              {kZeroMean, squares_about(divided(z, root), 0.0, n - 1)}})));
   }
 }
 
@@ -544,13 +544,13 @@ TEST_CASE("3.5 entropy in nats of uniform and spread out rows") {
       entropy_by_definition({0.1, 0.2, 0.3, 0.4}), entropy_by_definition({0.7, 0.1, 0.1, 0.1});
   const Vector h = ch03::row_entropy(w);
   CHECK_MESSAGE(near(h, expected),
-                suspect(h, {{kBits, expected / std::log(2.0)},
+                said("the result is wrong: entropy in nats of uniform and spread out rows", suspect(h, {{kBits, expected / std::log(2.0)},
                             {"entropy in decimal digits (log10) instead of nats (natural log)?",
                              expected / std::log(10.0)},
                             {"missing the minus sign? H = -sum w ln w is never negative",
                              -expected},
                             {"divided by ln m (a normalised entropy)? 3.5 asks for nats",
-                             expected / std::log(4.0)}}));
+                             expected / std::log(4.0)}})));
 }
 
 TEST_CASE("3.5 a weight of zero contributes nothing") {
@@ -578,10 +578,10 @@ TEST_CASE("3.5 scaled scores give the worked example a more spread out attention
   }
   const Matrix expected = from_rows(2, 1, {expected_h[0], expected_h[1]});
   const Vector h = ch03::row_entropy(w);
-  REQUIRE(h.size() == 2);
-  CHECK_MESSAGE(near(h, expected), suspect(h, {{kBits, expected / std::log(2.0)}}));
-  CHECK(h(1) > h(0));           // scaling spreads the weights: higher entropy
-  CHECK(h(1) < std::log(3.0));  // but not all the way to uniform (ln m)
+  REQUIRE_MESSAGE(h.size() == 2, "row_entropy of 2 rows must give 2 entropies, got " << h.size());
+  CHECK_MESSAGE(near(h, expected), said("row_entropy of two rows worked in the comment is wrong", suspect(h, {{kBits, expected / std::log(2.0)}})));
+  CHECK_MESSAGE(h(1) > h(0), "the flatter row must have the higher entropy");
+  CHECK_MESSAGE(h(1) < std::log(3.0), "a row that is not uniform must have entropy below ln 3");
 }
 
 TEST_CASE("3.5 bad weights throw ShapeError or ValueError") {

@@ -26,6 +26,7 @@ using namespace scalebook::ch05;
 using scalebook::testing::identical;
 using scalebook::testing::Mistake;
 using scalebook::testing::near;
+using scalebook::testing::said;
 using scalebook::testing::suspect;
 
 namespace {
@@ -48,11 +49,13 @@ constexpr const char* kReassigned = "heads after the first project an already-pr
 constexpr const char* kKVSwapped = "W_k and W_v blocks swapped? in_proj_weight stacks W_q, W_k, W_v in that order";
 constexpr const char* kNoMask = "causal mask ignored (every query sees every key)?";
 constexpr const char* kAlignmentSwapped = "top-left and bottom-right alignment swapped?";
+constexpr const char* kMaskTransposed = "causal mask transposed (query i sees keys j >= i, the future, instead of j <= i)? causal_mask takes (n_q, n_k): rows are queries";
+constexpr const char* kOutBiasMissing = "output projection's bias left out (concat W_out^T without + b_out)?";
 
 // ---- an independent implementation, by loops, able to make each mistake -------------------------
 
 enum class Slip { None, ScaleE, NoScale, Shared, NoBias, ConcatReversed, Interleaved, SplitReversed,
-                  ScoresUnprojected, KVSwapped, NoMask, AlignmentSwapped };
+                  ScoresUnprojected, KVSwapped, NoMask, AlignmentSwapped, MaskTransposed, NoOutBias };
 
 // The row of in_proj_weight (and entry of in_proj_bias) that gives feature c of head h of
 // projection block p (0 = q, 1 = k, 2 = v), with the given slip.
@@ -88,6 +91,11 @@ BoolMatrix allowed_by_rule(Index n_q, Index n_k, Causal causal, Slip slip) {
   const Index offset = bottom_right ? n_k - n_q : 0;
   for (Index i = 0; i < n_q; ++i)
     for (Index j = 0; j < n_k; ++j) allowed(i, j) = j <= i + offset;
+  if (slip == Slip::MaskTransposed) {  // causal_mask(n_k, n_q) transposed: key j sees query i <= j + offset'
+    const Index swapped_offset = bottom_right ? n_q - n_k : 0;
+    for (Index i = 0; i < n_q; ++i)
+      for (Index j = 0; j < n_k; ++j) allowed(i, j) = i <= j + swapped_offset;
+  }
   return allowed;
 }
 
@@ -161,7 +169,7 @@ Matrix layer_by_loops(const Matrix& query, const Matrix& key, const Matrix& valu
   Matrix out(query.rows(), p.embed_dim());
   for (Index i = 0; i < out.rows(); ++i)
     for (Index r = 0; r < out.cols(); ++r) {
-      double sum = slip == Slip::NoBias ? 0.0 : p.out_proj_bias(r);
+      double sum = slip == Slip::NoBias || slip == Slip::NoOutBias ? 0.0 : p.out_proj_bias(r);
       for (Index j = 0; j < concat.cols(); ++j) sum += concat(i, j) * p.out_proj_weight(r, j);
       out(i, r) = sum;
     }
@@ -183,9 +191,11 @@ std::vector<std::pair<const char*, Matrix>> layer_mistakes(const Matrix& query, 
   add(kSplitReversed, Slip::SplitReversed);
   add(kScoresUnprojected, Slip::ScoresUnprojected);
   add(kKVSwapped, Slip::KVSwapped);
+  add(kOutBiasMissing, Slip::NoOutBias);
   if (causal) {
     add(kNoMask, Slip::NoMask);
     add(kAlignmentSwapped, Slip::AlignmentSwapped);
+    add(kMaskTransposed, Slip::MaskTransposed);
   }
   return m;
 }
@@ -386,9 +396,9 @@ TEST_CASE("5.1 a projection worked by hand uses one output feature per row of we
   const Matrix expected = grid({{11, 24}, {13, 25}});
   const Matrix y = linear(x, w, b);
   CHECK_MESSAGE(near(y, expected, 0.0),
-                suspect(y, {{kTransposed, grid({{15, 22}, {11, 19}})},   // x W + b
+                said("the result is wrong: a projection worked by hand uses one output feature per row of weight", suspect(y, {{kTransposed, grid({{15, 22}, {11, 19}})},   // x W + b
                             {kBiasMissing, grid({{1, 4}, {3, 5}})},        // x W^T
-                            {kTransposed, grid({{5, 2}, {1, -1}})}}));     // x W, no bias either
+                            {kTransposed, grid({{5, 2}, {1, -1}})}})));     // x W, no bias either
 }
 
 TEST_CASE("5.1 a non-square projection equals its formula") {
@@ -404,7 +414,7 @@ TEST_CASE("5.1 a non-square projection equals its formula") {
       expected(i, r) = sum;
     }
   const Matrix y = linear(x, w, b);
-  CHECK_MESSAGE(near(y, expected), suspect(y, {{kBiasMissing, Matrix(expected.rowwise() - b.transpose())}}));
+  CHECK_MESSAGE(near(y, expected), said("the result is wrong: a non-square projection equals its formula", suspect(y, {{kBiasMissing, Matrix(expected.rowwise() - b.transpose())}})));
   // Large magnitudes: nothing special, but nothing may overflow either.
   const Matrix big = linear(1e150 * x, w, b);
   CHECK_MESSAGE(near(big, Matrix(1e150 * (expected.rowwise() - b.transpose())), 1e-12), "inputs near 1e150");
@@ -460,10 +470,10 @@ TEST_CASE("5.2 head h gets the contiguous block of columns h times head_dim onwa
   const Matrix interleaved = grid({{0, 3, 1, 4, 2, 5}, {10, 13, 11, 14, 12, 15}});
   const Matrix reversed = grid({{4, 5, 2, 3, 0, 1}, {14, 15, 12, 13, 10, 11}});
   CHECK_MESSAGE(identical(side_by_side, x),
-                suspect(side_by_side, {{kInterleaved, interleaved}, {kSplitReversed, reversed}}));
+                said("the result is wrong: head h gets the contiguous block of columns h times head_dim onwards", suspect(side_by_side, {{kInterleaved, interleaved}, {kSplitReversed, reversed}})));
   for (Index h = 0; h < 3; ++h) {
     INFO("head ", h, " must be columns ", 2 * h, " and ", 2 * h + 1, " of x");
-    CHECK(identical(heads[static_cast<std::size_t>(h)], x.middleCols(2 * h, 2)));
+    CHECK_MESSAGE(identical(heads[static_cast<std::size_t>(h)], x.middleCols(2 * h, 2)), "split_heads(x, 3) of a 6-column x: head " << h << " must be columns " << 2 * h << " and " << 2 * h + 1 << ", unchanged");
   }
 }
 
@@ -471,23 +481,23 @@ TEST_CASE("5.2 one head is x itself and E heads are single columns") {
   Rng rng(521);
   const Matrix x = normal_matrix(4, 6, rng);
   const std::vector<Matrix> one = split_heads(x, 1);
-  REQUIRE(one.size() == 1);
-  CHECK(identical(one[0], x));
+  REQUIRE_MESSAGE(one.size() == 1, "split_heads(x, 1) must give one head, got " << one.size());
+  CHECK_MESSAGE(identical(one[0], x), "split_heads(x, 1) must give x itself as its one head");
   const std::vector<Matrix> columns = split_heads(x, 6);
-  REQUIRE(columns.size() == 6);
-  for (Index j = 0; j < 6; ++j) CHECK(identical(columns[static_cast<std::size_t>(j)], x.col(j)));
+  REQUIRE_MESSAGE(columns.size() == 6, "split_heads(x, 6) of a 6-column x must give 6 heads, got " << columns.size());
+  for (Index j = 0; j < 6; ++j) CHECK_MESSAGE(identical(columns[static_cast<std::size_t>(j)], x.col(j)), "split_heads(x, 6): head " << j << " must be column " << j << " of x");
   // Values are moved, not inspected: NaN and infinity pass through unchanged.
   Matrix odd = x;
   odd(1, 4) = kNaN;
   odd(2, 0) = -kInf;
   const std::vector<Matrix> heads = split_heads(odd, 2);
-  REQUIRE(heads.size() == 2);
-  CHECK(identical(heads[0], odd.leftCols(3)));
-  CHECK(identical(heads[1], odd.rightCols(3)));
+  REQUIRE_MESSAGE(heads.size() == 2, "split_heads(x, 2) must give 2 heads, got " << heads.size());
+  CHECK_MESSAGE(identical(heads[0], odd.leftCols(3)), "split_heads must move NaN and inf unchanged: head 0 is the left 3 columns");
+  CHECK_MESSAGE(identical(heads[1], odd.rightCols(3)), "split_heads must move NaN and inf unchanged: head 1 is the right 3 columns");
   // One token.
   const std::vector<Matrix> token = split_heads(x.topRows(1), 3);
-  REQUIRE(token.size() == 3);
-  CHECK(identical(token[2], x.block(0, 4, 1, 2)));
+  REQUIRE_MESSAGE(token.size() == 3, "split_heads of a single row into 3 heads must give 3 heads, got " << token.size());
+  CHECK_MESSAGE(identical(token[2], x.block(0, 4, 1, 2)), "split_heads of a single row: head 2 must be its columns 4 and 5");
 }
 
 TEST_CASE("5.2 bad input throws ShapeError") {
@@ -520,8 +530,8 @@ TEST_CASE("5.3 heads are concatenated in head order") {
   const Matrix interleaved = grid({{0, 100, 200, 1, 101, 201}, {10, 110, 210, 11, 111, 211}});
   const Matrix out = concat_heads(heads);
   CHECK_MESSAGE(identical(out, expected),
-                suspect(out, {{kConcatReversed, reversed},
-                              {"heads interleaved column by column? Head h must land in a contiguous block", interleaved}}));
+                said("the result is wrong: heads are concatenated in head order", suspect(out, {{kConcatReversed, reversed},
+                              {"heads interleaved column by column? Head h must land in a contiguous block", interleaved}})));
 }
 
 TEST_CASE("5.3 concatenation undoes a split and keeps every value") {
@@ -532,13 +542,13 @@ TEST_CASE("5.3 concatenation undoes a split and keeps every value") {
     std::vector<Matrix> heads;  // split by the check itself, so that 5.3 is checked on its own
     const Index hd = 12 / heads_count;
     for (Index h = 0; h < heads_count; ++h) heads.push_back(x.middleCols(h * hd, hd));
-    CHECK(identical(concat_heads(heads), x));
+    CHECK_MESSAGE(identical(concat_heads(heads), x), "concat_heads of x's heads, split by the check, must give x back");
   }
   Matrix odd = x;
   odd(0, 0) = kNaN;
   odd(4, 11) = kInf;
   CHECK_MESSAGE(identical(concat_heads({odd.leftCols(6), odd.rightCols(6)}), odd), "NaN and inf pass through unchanged");
-  CHECK(identical(concat_heads({x.topRows(1)}), x.topRows(1)));
+  CHECK_MESSAGE(identical(concat_heads({x.topRows(1)}), x.topRows(1)), "concat_heads of a single head must return it unchanged");
 }
 
 TEST_CASE("5.3 bad input throws ShapeError") {
@@ -576,12 +586,14 @@ TEST_CASE("5.4 each head equals PyTorch's head with and without causal masks") {
         for (auto [what, slip] : {std::pair{kScaleE, Slip::ScaleE}, {kNoScale, Slip::NoScale}, {kShared, Slip::Shared},
                                   {kBiasMissing, Slip::NoBias}, {kInterleaved, Slip::Interleaved},
                                   {kScoresUnprojected, Slip::ScoresUnprojected}, {kKVSwapped, Slip::KVSwapped},
-                                  {kNoMask, Slip::NoMask}, {kAlignmentSwapped, Slip::AlignmentSwapped}})
+                                  {kNoMask, Slip::NoMask}, {kAlignmentSwapped, Slip::AlignmentSwapped},
+                                  {kMaskTransposed, Slip::MaskTransposed}})
           mistakes.emplace_back(what, head_by_loops(c.query, c.key, c.value, p, h, m.causal, slip));
         // The listing's second einsum: weights times the unprojected value, E wide.
         mistakes.emplace_back(kValueUnprojected, mix_by_loops(head_weights_by_loops(c.query, c.key, p, h, m.causal), c.value));
         mistakes.emplace_back(kValueUnprojected, mix_by_loops(head_weights_by_loops(c.query, c.key, p, h, m.causal, Slip::ScoresUnprojected), c.value));
-        CHECK_MESSAGE(near(out, heads.middleCols(4 * h, 4)), diagnose(out, mistakes));
+        CHECK_MESSAGE(near(out, heads.middleCols(4 * h, 4)),
+                      said("head_attention's output differs from this head of PyTorch's layer", diagnose(out, mistakes)));
       }
     }
   }
@@ -603,7 +615,7 @@ TEST_CASE("5.4 the heads compare differently and a head uses only its own rows")
   // Large inputs saturate the softmax but must not give NaN.
   const Matrix big = head_attention(1e3 * x, 1e3 * x, x, p, 1, Alignment::TopLeft);
   CHECK_MESSAGE(big.allFinite(), "NaN or inf for inputs near 1e3: subtract the row maximum (masked_softmax does)");
-  CHECK(near(big, head_by_loops(1e3 * x, 1e3 * x, x, p, 1, Alignment::TopLeft), 1e-9));
+  CHECK_MESSAGE(near(big, head_by_loops(1e3 * x, 1e3 * x, x, p, 1, Alignment::TopLeft), 1e-9), "head_attention on inputs near 1e3 differs from the head computed by plain loops");
 }
 
 TEST_CASE("5.4 bad input throws ShapeError or ValueError") {
@@ -630,7 +642,8 @@ TEST_CASE("5.5 the loop form equals PyTorch with and without causal masks") {
       INFO(describe(c, m));
       const Matrix expected = with_policy_rows(fixture(std::string(c.name) + "_" + m.name + "_output"), p.out_proj_bias.transpose());
       const auto out = run_layer(multi_head_loop, c.query, c.key, c.value, p, m.causal);
-      if (out) CHECK_MESSAGE(near(*out, expected), diagnose(*out, layer_mistakes(c.query, c.key, c.value, p, m.causal)));
+      if (out) CHECK_MESSAGE(near(*out, expected), said("the layer's output differs from PyTorch's",
+                                                         diagnose(*out, layer_mistakes(c.query, c.key, c.value, p, m.causal))));
     }
   }
 }
@@ -643,12 +656,15 @@ TEST_CASE("5.5 a query that sees no key outputs the out-projection bias where Py
   const Matrix pytorch = fixture("cross_long_bottom_right_output");
   const auto out = run_layer(multi_head_loop, fixture("cross_long_query"), fixture("cross_long_key"),
                              fixture("cross_long_value"), p, Alignment::BottomRight);
-  REQUIRE(out);
+  REQUIRE_MESSAGE(out, "multi_head_loop threw on valid input (see above)");
   for (Index i = 0; i < 4; ++i) {
     INFO("query ", i, ": PyTorch gives ", pytorch(i, 0));
-    CHECK_MESSAGE(identical(out->row(i), p.out_proj_bias.transpose()), "expected exactly out_proj_bias (the fully masked row policy)");
+    CHECK_MESSAGE(identical(out->row(i), p.out_proj_bias.transpose()),
+                  said("a query that sees no key must output exactly out_proj_bias (zero weights, so zero head outputs)",
+                       out->row(i).isZero(0.0) ? std::string("looks like a known mistake: ") + kOutBiasMissing : ""));
   }
-  CHECK(near(out->bottomRows(3), pytorch.bottomRows(3)));
+  CHECK_MESSAGE(near(out->bottomRows(3), pytorch.bottomRows(3)),
+                "queries 4 to 6, which see keys, must equal PyTorch's output");
 }
 
 TEST_CASE("5.5 the output follows W_q W_k and W_v") {
@@ -657,18 +673,19 @@ TEST_CASE("5.5 the output follows W_q W_k and W_v") {
   const MultiHeadParams p = random_params(2, 3, rng);  // E = 6
   const Matrix q = normal_matrix(4, 6, rng), kv = normal_matrix(5, 6, rng);
   const auto before = run_layer(multi_head_loop, q, kv, kv, p, std::nullopt);
-  REQUIRE(before);
+  REQUIRE_MESSAGE(before, "multi_head_loop threw on valid input (see above)");
   for (int block = 0; block < 3; ++block) {
     const char* names[] = {"W_q", "W_k", "W_v"};
     INFO("only ", names[block], " changed");
     MultiHeadParams changed = p;
     changed.in_proj_weight.middleRows(block * 6, 6) = normal_matrix(6, 6, rng);
     const auto after = run_layer(multi_head_loop, q, kv, kv, changed, std::nullopt);
-    REQUIRE(after);
+    REQUIRE_MESSAGE(after, "multi_head_loop threw on valid input (see above)");
     CHECK_MESSAGE(!near(*after, *before, 1e-6),
                   "the output did not change: " << (block < 2 ? kScoresUnprojected : kValueUnprojected));
     CHECK_MESSAGE(near(*after, layer_by_loops(q, kv, kv, changed, std::nullopt)),
-                  diagnose(*after, layer_mistakes(q, kv, kv, changed, std::nullopt)));
+                  said("multi_head_loop's output differs from the layer computed by plain loops",
+                       diagnose(*after, layer_mistakes(q, kv, kv, changed, std::nullopt))));
   }
 }
 
@@ -686,7 +703,8 @@ TEST_CASE("5.6 the fused form equals PyTorch with and without causal masks") {
       INFO(describe(c, m));
       const Matrix expected = with_policy_rows(fixture(std::string(c.name) + "_" + m.name + "_output"), p.out_proj_bias.transpose());
       const auto out = run_layer(multi_head_fused, c.query, c.key, c.value, p, m.causal);
-      if (out) CHECK_MESSAGE(near(*out, expected), diagnose(*out, layer_mistakes(c.query, c.key, c.value, p, m.causal)));
+      if (out) CHECK_MESSAGE(near(*out, expected), said("the layer's output differs from PyTorch's",
+                                                         diagnose(*out, layer_mistakes(c.query, c.key, c.value, p, m.causal))));
     }
   }
 }
@@ -702,7 +720,9 @@ TEST_CASE("5.6 the fused form equals the loop computation for one head and for h
     for (const Mode& m : kModes) {
       INFO("H = ", heads, ", head_dim = ", hd, ", 3 queries, 5 keys, mask ", m.name);
       const auto out = run_layer(multi_head_fused, q, k, v, p, m.causal);
-      if (out) CHECK_MESSAGE(near(*out, layer_by_loops(q, k, v, p, m.causal)), diagnose(*out, layer_mistakes(q, k, v, p, m.causal)));
+      if (out) CHECK_MESSAGE(near(*out, layer_by_loops(q, k, v, p, m.causal)),
+                             said("multi_head_fused's output differs from the layer computed by plain loops",
+                                  diagnose(*out, layer_mistakes(q, k, v, p, m.causal))));
     }
   }
 }
@@ -715,9 +735,9 @@ TEST_CASE("5.6 large inputs saturate the softmax without NaN") {
   const MultiHeadParams p = fixture_params();
   const Matrix q = 1e3 * fixture("cross_query"), k = 1e3 * fixture("cross_key"), v = fixture("cross_value");
   const auto out = run_layer(multi_head_fused, q, k, v, p, Alignment::BottomRight);
-  REQUIRE(out);
+  REQUIRE_MESSAGE(out, "multi_head_fused threw on valid input (see above)");
   CHECK_MESSAGE(out->allFinite(), "NaN or inf: subtract each row's maximum before exp");
-  CHECK(near(*out, layer_by_loops(q, k, v, p, Alignment::BottomRight), 1e-9));
+  CHECK_MESSAGE(near(*out, layer_by_loops(q, k, v, p, Alignment::BottomRight), 1e-9), "multi_head_fused on inputs near 1e3 differs from the layer computed by plain loops");
 }
 
 TEST_CASE("5.6 bad input throws ShapeError or ValueError") {

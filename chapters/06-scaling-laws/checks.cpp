@@ -22,7 +22,11 @@
 #include "scaling_laws.hpp"
 
 using namespace scalebook;
+using scalebook::testing::format_number;
+using scalebook::testing::format_values;
 using scalebook::testing::near;
+using scalebook::testing::said;
+using scalebook::testing::same_values;
 using scalebook::testing::suspect;
 namespace ch06 = scalebook::ch06;
 
@@ -37,6 +41,10 @@ constexpr char kLogBelowE[] = "log of a loss at or below E? The trial E must sta
 constexpr char kSignFlipped[] = "exponent sign flipped in extrapolation: N^(+alpha) instead of N^(-alpha)?";
 constexpr char kErrorOfPrediction[] = "relative error divided by the prediction instead of the measured loss?";
 constexpr char kTwoND[] = "C = 2ND instead of 6ND? Training costs about 6 FLOPs per parameter and token";
+constexpr char kNoSix[] = "the 6 of C = 6ND left out (N D = C)? Training costs about 6 FLOPs per parameter and token";
+constexpr char kGridOnly[] = "the scan over E_k without the golden-section refinement? The best grid point is only within a step of the minimum";
+constexpr char kSattolo[] = "j = rng.next_u64() % i instead of % (i + 1)? Entry i must be able to stay where it is";
+constexpr char kFromFront[] = "Fisher-Yates from the front? The contract's shuffle runs i = n - 1 down to 1";
 constexpr char kTestShuffled[] = "shuffled the test labels too? Test labels stay real: they measure the real task";
 constexpr char kTrainAsTest[] = "accuracy on the training set reported as test?";
 constexpr char kNaiveSoftmax[] = "cross-entropy without subtracting the row's maximum? exp(1000) overflows";
@@ -114,6 +122,27 @@ std::string fit_diagnosis(const std::vector<double>& n, const std::vector<double
   return "";
 }
 
+// The method's scan over E_k = min L (1 - 10^(-12k/256)), k = 0 .. 255, without the refinement
+// that follows it: the best grid point, as a fit (the known mistake of stopping there).
+ch06::SaturatingPowerLaw grid_only_fit(const std::vector<double>& n, const std::vector<double>& l) {
+  const double top = *std::min_element(l.begin(), l.end());
+  double best = kInf;
+  ch06::SaturatingPowerLaw out;
+  for (int k = 0; k < 256; ++k) {
+    const double e = top * (1.0 - std::pow(10.0, -12.0 * k / 256));
+    std::vector<double> above;
+    for (double x : l) above.push_back(x - e);
+    const ch06::PowerLaw p = loglog_fit(n, above);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n.size(); ++i) sum += std::pow(l[i] - e - p.a * std::pow(n[i], -p.alpha), 2);
+    if (sum < best) {
+      best = sum;
+      out = {e, p.a, p.alpha};
+    }
+  }
+  return out;
+}
+
 double law_loss(const ch06::ComputeLaw& law, double n, double d) {
   return law.e + law.a / std::pow(n, law.alpha) + law.b / std::pow(d, law.beta);
 }
@@ -147,6 +176,18 @@ std::vector<int> fisher_yates(std::vector<int> v, std::uint64_t seed) {
   return v;
 }
 
+// The two slips of a hand-written shuffle, for the failure message.
+std::string shuffle_suspect(const std::vector<int>& got, std::vector<int> v, std::uint64_t seed) {
+  std::vector<int> sattolo = v, front = v;
+  Rng a(seed), b(seed);
+  for (std::size_t i = v.size() - 1; i > 0; --i) std::swap(sattolo[i], sattolo[a.next_u64() % i]);
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) std::swap(front[i], front[i + b.next_u64() % (v.size() - i)]);
+  if (got == sattolo) return std::string("looks like a known mistake: ") + kSattolo;
+  if (got == front) return std::string("looks like a known mistake: ") + kFromFront;
+  if (got == v) return "the labels were not shuffled at all";
+  return "";
+}
+
 }  // namespace
 
 TEST_SUITE("06-scaling-laws") {
@@ -157,7 +198,8 @@ TEST_CASE("6.1 two hand-worked points") {
   // (1, 2) and (100, 0.2): ln L falls by ln 10 while ln N grows by 2 ln 10: alpha = 0.5, a = 2.
   const ch06::PowerLaw p = ch06::fit_power_law({1, 100}, {2, 0.2});
   CHECK_MESSAGE(near(law_row(p), as_row({2, 0.5}), 1e-12),
-                suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit({1, 100}, {2, 0.2}))}}));
+                said("fit_power_law through (1, 2) and (100, 0.2) must give (a, alpha) = (2, 0.5)",
+                     suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit({1, 100}, {2, 0.2}))}})));
 }
 
 TEST_CASE("6.1 an exact power law over five decades is recovered") {
@@ -166,7 +208,8 @@ TEST_CASE("6.1 an exact power law over five decades is recovered") {
   for (double x : n) l.push_back(5.0 * std::pow(x, -0.3));
   const ch06::PowerLaw p = ch06::fit_power_law(n, l);
   CHECK_MESSAGE(near(law_row(p), as_row({5, 0.3}), 1e-10),
-                suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}}, 1e-6));
+                said("fit_power_law on the exact law 5 N^-0.3 must give (a, alpha) = (5, 0.3)",
+                     suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}}, 1e-6)));
 }
 
 TEST_CASE("6.1 noisy points give the least-squares line of the normal equations") {
@@ -176,7 +219,8 @@ TEST_CASE("6.1 noisy points give the least-squares line of the normal equations"
   for (double x : n) l.push_back(2.0 * std::pow(x, -0.7) * std::exp(0.1 * rng.normal()));
   const ch06::PowerLaw p = ch06::fit_power_law(n, l);
   CHECK_MESSAGE(near(law_row(p), law_row(loglog_fit(n, l)), 1e-10),
-                suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}}, 1e-6));
+                said("fit_power_law on noisy points differs from the least-squares line through (ln N, ln L)",
+                     suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}}, 1e-6)));
 }
 
 TEST_CASE("6.1 sizes and losses of extreme magnitude") {
@@ -213,10 +257,13 @@ TEST_CASE("6.2 a noiseless law with an irreducible loss is recovered") {
   // The golden-section search stops at a width of 1e-12 min L; the residual sum is quadratic in
   // E - E*, so E is found to ~1e-8 relative; A and alpha follow from it.
   CHECK_MESSAGE(near(law_row(fit), as_row({0.5, 20, 0.4}), 1e-6),
-                suspect(law_row(fit), {{kNoIrreducible, [&] {
-                                          const ch06::PowerLaw p = loglog_fit(n, l);
-                                          return as_row({0.0, p.a, p.alpha});
-                                        }()}}, 1e-6));
+                said("fit_saturating_power_law on the exact law 0.5 + 20 N^-0.4 at N = 2^4 .. 2^14 did not give "
+                     "(E, A, alpha) = (0.5, 20, 0.4)",
+                     suspect(law_row(fit), {{kNoIrreducible, [&] {
+                                               const ch06::PowerLaw p = loglog_fit(n, l);
+                                               return as_row({0.0, p.a, p.alpha});
+                                             }()},
+                                            {kGridOnly, law_row(grid_only_fit(n, l))}}, 1e-6)));
 }
 
 TEST_CASE("6.2 noisy synthetic data: each parameter within five standard errors derived from the noise") {
@@ -243,14 +290,17 @@ TEST_CASE("6.2 noisy synthetic data: each parameter within five standard errors 
   const ch06::PowerLaw plain = loglog_fit(n, l);
   const std::string forgot = std::abs(fit.e) < 1e-12 && std::abs(fit.alpha - plain.alpha) < 1e-6
                                  ? std::string("looks like a known mistake: ") + kNoIrreducible
-                                 : "";
+                                 : suspect(law_row(fit), {{kGridOnly, law_row(grid_only_fit(n, l))}}, 1e-6);
   const char* names[3] = {"E", "A", "alpha"};
   for (int k = 0; k < 3; ++k) {
     const double se = std::sqrt(covariance(k, k));
     CAPTURE(names[k]);
     CAPTURE(se);
     CHECK_MESSAGE(std::abs(got[k] - truth[k]) <= 5.0 * se,
-                  names[k] << " = " << got[k] << ", the truth is " << truth[k] << " +- 5 x " << se << ". " << forgot);
+                  said("fit_saturating_power_law on noisy data from 0.5 + 20 N^-0.4 gave " + std::string(names[k]) + " = " +
+                           format_number(got[k]) + ", more than five standard errors (5 x " + format_number(se) +
+                           ") from the truth " + format_number(truth[k]),
+                       forgot));
   }
 }
 
@@ -261,8 +311,11 @@ TEST_CASE("6.2 a curve that levels off just above E keeps E below the smallest l
   ch06::SaturatingPowerLaw fit;
   const std::string diagnosis = fit_diagnosis(n, l, fit);
   REQUIRE_MESSAGE(diagnosis.empty(), diagnosis);
-  CHECK_MESSAGE(fit.e < 1.000001, kLogBelowE << " E = " << fit.e);
-  CHECK(near(law_row(fit), as_row({1, 1, 1}), 1e-5));
+  CHECK_MESSAGE(fit.e < 1.000001, "fit_saturating_power_law gave E = " << format_number(fit.e)
+                                      << ", not below the smallest loss 1.000001 | looks like a known mistake: " << kLogBelowE);
+  CHECK_MESSAGE(near(law_row(fit), as_row({1, 1, 1}), 1e-5),
+                said("fit_saturating_power_law on the exact law 1 + 1 / N at N = 1 .. 1e6 did not give (1, 1, 1)",
+                     suspect(law_row(fit), {{kGridOnly, law_row(grid_only_fit(n, l))}}, 1e-9)));
 }
 
 TEST_CASE("6.2 a pure power law gives E at 0") {
@@ -272,8 +325,9 @@ TEST_CASE("6.2 a pure power law gives E at 0") {
   ch06::SaturatingPowerLaw fit;
   const std::string diagnosis = fit_diagnosis(n, l, fit);
   REQUIRE_MESSAGE(diagnosis.empty(), diagnosis);
-  CHECK(fit.e >= 0.0);
-  CHECK(near(law_row(fit), as_row({0, 3, 0.5}), 1e-6));
+  CHECK_MESSAGE(fit.e >= 0.0, "fit_saturating_power_law gave E = " << format_number(fit.e) << ": the trial E starts at 0, never below");
+  CHECK_MESSAGE(near(law_row(fit), as_row({0, 3, 0.5}), 1e-6),
+                "fit_saturating_power_law on the pure power law 3 N^-0.5 did not give (E, A, alpha) = (0, 3, 0.5)");
 }
 
 TEST_CASE("6.2 fewer points than parameters, mismatched lengths and bad values throw") {
@@ -296,12 +350,14 @@ TEST_CASE("6.3 hand-worked predictions and signed relative errors") {
   const ch06::Extrapolation x = ch06::extrapolate(law, {1, 8, 64}, {9, 4, 4});
   const Matrix predicted = as_row(x.predicted);
   CHECK_MESSAGE(near(predicted, as_row({9, 5, 3}), 1e-12),
-                suspect(predicted, {{kSignFlipped, as_row({9, 1 + 8 * 2, 1 + 8 * 4})}}));
+                said("extrapolate with E = 1, A = 8, alpha = 1/3 at N = 1, 8, 64 must predict 9, 5, 3",
+                     suspect(predicted, {{kSignFlipped, as_row({9, 1 + 8 * 2, 1 + 8 * 4})}})));
   // (9 - 9) / 9, (5 - 4) / 4, (3 - 4) / 4
   const Matrix errors = as_row(x.relative_error);
   CHECK_MESSAGE(near(errors, as_row({0, 0.25, -0.25}), 1e-12),
-                suspect(errors, {{kErrorOfPrediction, as_row({0, 0.2, -1.0 / 3.0})},
-                                 {kSignFlipped, as_row({0, 13.0 / 4, 29.0 / 4})}}));
+                said("extrapolate's relative errors (predicted - measured) / measured must be 0, 0.25, -0.25",
+                     suspect(errors, {{kErrorOfPrediction, as_row({0, 0.2, -1.0 / 3.0})},
+                                      {kSignFlipped, as_row({0, 13.0 / 4, 29.0 / 4})}})));
   CHECK_MESSAGE(x.worst == doctest::Approx(0.25).epsilon(1e-12), "worst is the largest |relative error|");
 }
 
@@ -310,7 +366,8 @@ TEST_CASE("6.3 far beyond the fitted sizes the prediction approaches E") {
   const ch06::Extrapolation x = ch06::extrapolate(law, {1e30}, {1.69});
   // 406.4 / 1e30^0.34 = 406.4 * 10^-10.2, about 2.6e-8 above E.
   CHECK_MESSAGE(x.predicted.at(0) == doctest::Approx(1.69 + 406.4 * std::pow(10.0, -10.2)).epsilon(1e-12),
-                suspect(as_row(x.predicted), {{kSignFlipped, as_row({1.69 + 406.4 * std::pow(10.0, 10.2)})}}, 1e-6));
+                said("extrapolate at N = 1e30 must predict just above E = 1.69",
+                     suspect(as_row(x.predicted), {{kSignFlipped, as_row({1.69 + 406.4 * std::pow(10.0, 10.2)})}}, 1e-6)));
 }
 
 TEST_CASE("6.3 empty or mismatched lists, bad sizes, losses or laws throw") {
@@ -336,7 +393,10 @@ TEST_CASE("6.4 a symmetric law splits the budget evenly") {
   const ch06::Allocation x = ch06::compute_optimal({0.0, 1.0, 1.0, 0.5, 0.5}, 600.0);
   const Matrix got = as_row({x.params, x.tokens, x.loss});
   CHECK_MESSAGE(near(got, as_row({10, 10, 2 / std::sqrt(10.0)}), 1e-12),
-                suspect(got, {{kTwoND, as_row({std::sqrt(300.0), std::sqrt(300.0), 2 / std::pow(300.0, 0.25)})}}));
+                said("compute_optimal({e 0, a 1, b 1, alpha 0.5, beta 0.5}, 600) must give N = D = sqrt(600 / 6) = 10 "
+                     "and L = 2 / sqrt(10); (N, D, L) below",
+                     suspect(got, {{kTwoND, as_row({std::sqrt(300.0), std::sqrt(300.0), 2 / std::pow(300.0, 0.25)})},
+                                   {kNoSix, as_row({std::sqrt(600.0), std::sqrt(600.0), 2 / std::pow(600.0, 0.25)})}})));
 }
 
 TEST_CASE("6.4 the closed form agrees with a brute-force minimisation for Hoffmann et al.'s constants") {
@@ -345,19 +405,30 @@ TEST_CASE("6.4 the closed form agrees with a brute-force minimisation for Hoffma
     const ch06::Allocation x = ch06::compute_optimal(kChinchilla, compute);
     const double n = brute_force_params(kChinchilla, compute), d = compute / (6.0 * n);
     const double n2 = brute_force_params(kChinchilla, 3.0 * compute), d2 = compute / (2.0 * n2);  // C = 2ND
+    const double n1 = brute_force_params(kChinchilla, 6.0 * compute), d1 = compute / n1;  // C = ND
     const Matrix got = as_row({x.params, x.tokens, x.loss});
     CHECK_MESSAGE(near(got, as_row({n, d, law_loss(kChinchilla, n, d)}), 1e-6),
-                  suspect(got, {{kTwoND, as_row({n2, d2, law_loss(kChinchilla, n2, d2)})}}, 1e-6));
-    CHECK_MESSAGE(6.0 * x.params * x.tokens == doctest::Approx(compute).epsilon(1e-12), kTwoND);
+                  said("compute_optimal with Hoffmann et al.'s law differs from a brute-force search for the best "
+                       "(N, D, L) with 6 N D = C",
+                       suspect(got, {{kTwoND, as_row({n2, d2, law_loss(kChinchilla, n2, d2)})},
+                                     {kNoSix, as_row({n1, d1, law_loss(kChinchilla, n1, d1)})}}, 1e-6)));
+    const double flops_per = compute / (x.params * x.tokens);  // 6 when the budget is spent as C = 6ND
+    CHECK_MESSAGE(flops_per == doctest::Approx(6.0).epsilon(1e-12),
+                  said("N D = " + format_number(x.params * x.tokens) + " spends the budget C at " + format_number(flops_per) +
+                           " FLOPs per parameter and token; C = 6 N D allows 6",
+                       std::abs(flops_per - 2.0) < 1e-6 ? std::string("looks like a known mistake: ") + kTwoND
+                       : std::abs(flops_per - 1.0) < 1e-6 ? std::string("looks like a known mistake: ") + kNoSix : ""));
   }
 }
 
 TEST_CASE("6.4 parameters grow as C to the beta over alpha plus beta") {
   const ch06::Allocation small = ch06::compute_optimal(kChinchilla, 1e20), large = ch06::compute_optimal(kChinchilla, 1e22);
   // N_opt ~ C^(0.28 / 0.62), D_opt ~ C^(0.34 / 0.62): a factor 100 in C
-  CHECK(large.params / small.params == doctest::Approx(std::pow(100.0, 0.28 / 0.62)).epsilon(1e-10));
-  CHECK(large.tokens / small.tokens == doctest::Approx(std::pow(100.0, 0.34 / 0.62)).epsilon(1e-10));
-  CHECK(large.loss < small.loss);
+  CHECK_MESSAGE(large.params / small.params == doctest::Approx(std::pow(100.0, 0.28 / 0.62)).epsilon(1e-10),
+                "100 times the compute must multiply N_opt by 100^(beta / (alpha + beta)) = 100^(0.28 / 0.62)");
+  CHECK_MESSAGE(large.tokens / small.tokens == doctest::Approx(std::pow(100.0, 0.34 / 0.62)).epsilon(1e-10),
+                "100 times the compute must multiply D_opt by 100^(alpha / (alpha + beta)) = 100^(0.34 / 0.62)");
+  CHECK_MESSAGE(large.loss < small.loss, "100 times the compute must give a lower loss");
 }
 
 TEST_CASE("6.4 a budget or law out of range throws ValueError") {
@@ -385,18 +456,22 @@ TEST_CASE("6.5 the training labels follow the documented shuffle and the test la
   const std::vector<int> train = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   const std::vector<int> test = {3, 1, 4, 1, 5, 9, 2, 6};
   const ch06::LabelSplit split = ch06::shuffle_train_labels(train, test, 65);
-  CHECK_MESSAGE(split.test == test, kTestShuffled);
-  CHECK(split.train == fisher_yates(train, 65));
+  CHECK_MESSAGE(same_values(split.test, test), said("shuffle_train_labels(train, test, 65) changed the test labels",
+                                                    std::string("looks like a known mistake: ") + kTestShuffled));
+  CHECK_MESSAGE(same_values(split.train, fisher_yates(train, 65)),
+                said("shuffle_train_labels(train, test, 65) did not shuffle the training labels as the contract's "
+                     "Fisher-Yates with Rng(65) does",
+                     shuffle_suspect(split.train, train, 65)));
   std::vector<int> sorted = split.train, original = train;
   std::sort(sorted.begin(), sorted.end());
   std::sort(original.begin(), original.end());
-  CHECK_MESSAGE(sorted == original, "a shuffle keeps every label: the class counts stay the same");
+  CHECK_MESSAGE(same_values(sorted, original), "a shuffle keeps every label: the class counts must stay the same (both lists sorted below)");
 }
 
 TEST_CASE("6.5 one training label and no test labels") {
   const ch06::LabelSplit split = ch06::shuffle_train_labels({7}, {}, 1);
-  CHECK(split.train == std::vector<int>{7});
-  CHECK(split.test.empty());
+  CHECK_MESSAGE(same_values(split.train, std::vector<int>{7}), "shuffle_train_labels({7}, {}, 1) must keep the one training label");
+  CHECK_MESSAGE(split.test.empty(), "shuffle_train_labels({7}, {}, 1) must return no test labels, got " << format_values(split.test));
 }
 
 TEST_CASE("6.5 another seed gives another order, and the test labels still stay") {
@@ -404,10 +479,16 @@ TEST_CASE("6.5 another seed gives another order, and the test labels still stay"
   for (int i = 0; i < 100; ++i) train[static_cast<std::size_t>(i)] = i % 10;
   for (int i = 0; i < 30; ++i) test[static_cast<std::size_t>(i)] = (7 * i) % 10;
   const ch06::LabelSplit a = ch06::shuffle_train_labels(train, test, 1), b = ch06::shuffle_train_labels(train, test, 2);
-  CHECK(a.train == fisher_yates(train, 1));
-  CHECK(b.train == fisher_yates(train, 2));
-  CHECK_MESSAGE(a.test == test, kTestShuffled);
-  CHECK_MESSAGE(b.test == test, kTestShuffled);
+  CHECK_MESSAGE(same_values(a.train, fisher_yates(train, 1)),
+                said("shuffle_train_labels with seed 1 did not shuffle 100 labels as Fisher-Yates with Rng(1) does",
+                     shuffle_suspect(a.train, train, 1)));
+  CHECK_MESSAGE(same_values(b.train, fisher_yates(train, 2)),
+                said("shuffle_train_labels with seed 2 did not shuffle 100 labels as Fisher-Yates with Rng(2) does",
+                     shuffle_suspect(b.train, train, 2)));
+  CHECK_MESSAGE(same_values(a.test, test), said("shuffle_train_labels with seed 1 changed the test labels",
+                                                std::string("looks like a known mistake: ") + kTestShuffled));
+  CHECK_MESSAGE(same_values(b.test, test), said("shuffle_train_labels with seed 2 changed the test labels",
+                                                std::string("looks like a known mistake: ") + kTestShuffled));
 }
 
 TEST_CASE("6.5 no training labels or a negative label throws") {
@@ -435,8 +516,8 @@ TEST_CASE("6.6 hand-worked accuracies and cross-entropies") {
   const double test_loss = (std::log(4.0) - std::log(2.0) + std::log(5.0)) / 2;
   const Matrix got = as_row({r.train_accuracy, r.test_accuracy, r.train_loss, r.test_loss});
   CHECK_MESSAGE(near(got, as_row({2.0 / 3, 0.5, train_loss, test_loss}), 1e-12),
-                suspect(got, {{kTrainAsTest, as_row({2.0 / 3, 2.0 / 3, train_loss, train_loss})},
-                              {kTrainAsTest, as_row({2.0 / 3, 2.0 / 3, train_loss, test_loss})}}));
+                said("accuracy_report of the example worked in the comment: (train accuracy, test accuracy, train loss, test loss) are wrong", suspect(got, {{kTrainAsTest, as_row({2.0 / 3, 2.0 / 3, train_loss, train_loss})},
+                              {kTrainAsTest, as_row({2.0 / 3, 2.0 / 3, train_loss, test_loss})}})));
 }
 
 TEST_CASE("6.6 a tie goes to the first largest logit") {
@@ -444,10 +525,10 @@ TEST_CASE("6.6 a tie goes to the first largest logit") {
   tie << 1, 1, 0,  //
       0, 5, 5;
   const ch06::AccuracyReport r = ch06::accuracy_report(tie, {0, 1}, tie, {1, 2});
-  CHECK(r.train_accuracy == 1.0);
+  CHECK_MESSAGE(r.train_accuracy == 1.0, "accuracy_report: a tie goes to the first largest logit, so both training rows are right; train accuracy " << r.train_accuracy);
   CHECK_MESSAGE(r.test_accuracy == 0.0, kTrainAsTest << " (or ties resolved to the last maximum)");
   // ln(2 e + 1) - 1 = ln(2 + e^-1) and ln(1 + 2 e^5) - 5 = ln(2 + e^-5)
-  CHECK(r.train_loss == doctest::Approx((std::log(2.0 + std::exp(-1.0)) + std::log(2.0 + std::exp(-5.0))) / 2).epsilon(1e-12));
+  CHECK_MESSAGE(r.train_loss == doctest::Approx((std::log(2.0 + std::exp(-1.0)) + std::log(2.0 + std::exp(-5.0))) / 2).epsilon(1e-12), "accuracy_report's train loss on tied logits is wrong: " << format_number(r.train_loss));
 }
 
 TEST_CASE("6.6 logits of magnitude 1000 give finite cross-entropy") {
@@ -459,10 +540,10 @@ TEST_CASE("6.6 logits of magnitude 1000 give finite cross-entropy") {
   // row 1, label 2: ln(e^-1000 + e^1000 + e^999) - 999 = 1 + ln(1 + e^-1)
   const double row0 = 1000.0, row1 = 1.0 + std::log1p(std::exp(-1.0));
   CHECK_MESSAGE(std::isfinite(r.train_loss), "looks like a known mistake: " << kNaiveSoftmax);
-  CHECK(r.train_loss == doctest::Approx((row0 + row1) / 2).epsilon(1e-12));
-  CHECK(r.train_accuracy == 0.0);
+  CHECK_MESSAGE(r.train_loss == doctest::Approx((row0 + row1) / 2).epsilon(1e-12), "accuracy_report's train loss on logits of magnitude 1000 must be " << format_number((row0 + row1) / 2) << ", got " << format_number(r.train_loss));
+  CHECK_MESSAGE(r.train_accuracy == 0.0, "accuracy_report: neither training row predicts its label, train accuracy must be 0, got " << r.train_accuracy);
   // test: row 0 label 0: ln(e^1000 + ...) - 1000 = ~0; row 1 label 1: 1000 - 1000 + ln(1 + e^-1)
-  CHECK(r.test_loss == doctest::Approx(std::log1p(std::exp(-1.0)) / 2).epsilon(1e-12));
+  CHECK_MESSAGE(r.test_loss == doctest::Approx(std::log1p(std::exp(-1.0)) / 2).epsilon(1e-12), "accuracy_report's test loss on logits of magnitude 1000 must be ln(1 + e^-1) / 2, got " << format_number(r.test_loss));
   CHECK_MESSAGE(r.test_accuracy == 1.0, kTrainAsTest);
 }
 

@@ -320,7 +320,7 @@ TEST_CASE("7.1 a worked example counts each stage") {
   CHECK_MESSAGE(f.scores == 120, "scores: 15 dot products of length 4. ", why);
   CHECK_MESSAGE(f.softmax == 75, "softmax: 5 FLOPs per score (scale, subtract max, exp, add, divide)");
   CHECK_MESSAGE(f.weighted_sum == 60, "weighted sum: 15 weights times rows of length 2. ", why);
-  CHECK(f.total() == 255);
+  CHECK_MESSAGE(f.total() == 255, "attention_flops(3, 5, 4, 2): the three stages must add up to 120 + 75 + 60 = 255, got ", f.total());
   // d_k and d_v are not interchangeable, nor are n_q and n_k... but the count is symmetric in them.
   const StageFlops g = attention_flops(5, 3, 2, 4);
   CHECK_MESSAGE(g.scores == 60, "n_q = 5, n_k = 3, d_k = 2: 15 dot products of length 2. ", g.scores == 30 ? kMultiplyAddAsOne : "");
@@ -334,14 +334,14 @@ TEST_CASE("7.1 a long sequence is counted exactly in 64 bits") {
   const std::int64_t pairs = std::int64_t{1} << 40;
   CHECK_MESSAGE(f.scores == (std::int64_t{1} << 48), "2·n²·d_k with n = 2^20, d_k = 128. ",
                 f.scores == (std::int64_t{1} << 47) ? kMultiplyAddAsOne : "overflow in 32-bit arithmetic?");
-  CHECK(f.softmax == 5 * pairs);
-  CHECK(f.weighted_sum == (std::int64_t{1} << 48));
-  CHECK(f.total() == 2 * (std::int64_t{1} << 48) + 5 * pairs);
+  CHECK_MESSAGE(f.softmax == 5 * pairs, "softmax with n = 2^20: 5 FLOPs per score, 5 · 2^40, got ", f.softmax);
+  CHECK_MESSAGE(f.weighted_sum == (std::int64_t{1} << 48), "weighted sum with n = 2^20, d_v = 128: 2·n²·d_v = 2^48, got ", f.weighted_sum);
+  CHECK_MESSAGE(f.total() == 2 * (std::int64_t{1} << 48) + 5 * pairs, "the total with n = 2^20 must be 2 · 2^48 + 5 · 2^40, got ", f.total());
   // One query against one key of width one: the smallest attention.
   const StageFlops one = attention_flops(1, 1, 1, 1);
   CHECK_MESSAGE(one.scores == 2, "a dot product of length 1 is one multiply-add: 2 FLOPs. ",
                 one.scores == 1 ? kMultiplyAddAsOne : "");
-  CHECK(one.total() == 2 + 5 + 2);
+  CHECK_MESSAGE(one.total() == 2 + 5 + 2, "attention_flops(1, 1, 1, 1) must total 2 + 5 + 2 = 9, got ", one.total());
 }
 
 TEST_CASE("7.1 sizes below one throw ShapeError") {
@@ -368,7 +368,7 @@ TEST_CASE("7.2 a small layer worked by hand") {
   CHECK_MESSAGE(f.attention == 4200, "two heads of width 4: per head 800 + 500 + 800. ",
                 f.attention == 3600 ? std::string("the softmax left out?") : f.attention == 3700 ? "softmax counted once, not per head?" : "");
   CHECK_MESSAGE(f.mlp == 10240, "up to d_ff and back down. ", halved ? kMultiplyAddAsOne : "");
-  CHECK(f.total() == 5120 + 4200 + 10240);
+  CHECK_MESSAGE(f.total() == 5120 + 4200 + 10240, "the layer's total must be 5120 + 4200 + 10240, got ", f.total());
 }
 
 TEST_CASE("7.2 GPT-2 small at 1024 and 8192 tokens") {
@@ -377,15 +377,15 @@ TEST_CASE("7.2 GPT-2 small at 1024 and 8192 tokens") {
     INFO("n = ", n);
     const LayerCounts expected = layer_by_formula(n, 768, 12, 3072);
     const LayerFlops f = layer_flops(n, LayerShape{768, 12, 3072});
-    CHECK(f.projections == expected.projections);
-    CHECK(f.attention == expected.attention);
-    CHECK(f.mlp == expected.mlp);
+    CHECK_MESSAGE(f.projections == expected.projections, "GPT-2 small's projections: 4 products (n, 768)·(768, 768), expected ", expected.projections, ", got ", f.projections);
+    CHECK_MESSAGE(f.attention == expected.attention, "GPT-2 small's attention over 12 heads of width 64: expected ", expected.attention, ", got ", f.attention);
+    CHECK_MESSAGE(f.mlp == expected.mlp, "GPT-2 small's MLP, 768 to 3072 and back: expected ", expected.mlp, ", got ", f.mlp);
   }
   // One head as wide as the model, one token: every term at its smallest.
   const LayerFlops tiny = layer_flops(1, LayerShape{1, 1, 1});
-  CHECK(tiny.projections == 8);
-  CHECK(tiny.attention == 2 + 5 + 2);
-  CHECK(tiny.mlp == 4);
+  CHECK_MESSAGE(tiny.projections == 8, "one token, d_model 1: 4 products of 2 FLOPs, got ", tiny.projections);
+  CHECK_MESSAGE(tiny.attention == 2 + 5 + 2, "one token, one head of width 1: 2 + 5 + 2 FLOPs of attention, got ", tiny.attention);
+  CHECK_MESSAGE(tiny.mlp == 4, "one token, d_ff 1: 2 products of 2 FLOPs, got ", tiny.mlp);
 }
 
 TEST_CASE("7.2 bad sizes and shapes throw ShapeError") {
@@ -445,24 +445,24 @@ TEST_CASE("7.4 naive memory is the whole score matrix and tiled memory does not 
   // n = 4096, d_v = 64, blocks of 128, doubles: naive 4096² · 8 = 134217728 bytes (128 MiB);
   // tiled (128·128 + 128·64 + 2·128) · 8 = 198656 bytes, at n = 4096 and at n = 65536 alike.
   const MemoryUse m = attention_memory(4096, 4096, 64, 128, 128, 8);
-  CHECK(m.naive == 134217728);
+  CHECK_MESSAGE(m.naive == 134217728, "naive attention at n = 4096 holds the 4096 x 4096 scores in doubles: 134217728 bytes, got ", m.naive);
   CHECK_MESSAGE(m.tiled == 198656, "one 128 x 128 tile, a 128 x 64 accumulator, 128 maxima and 128 sums");
   const MemoryUse long_one = attention_memory(65536, 65536, 64, 128, 128, 8);
-  CHECK(long_one.naive == std::int64_t{65536} * 65536 * 8);
+  CHECK_MESSAGE(long_one.naive == std::int64_t{65536} * 65536 * 8, "naive attention at n = 65536 holds 65536² doubles (count in 64 bits), got ", long_one.naive);
   CHECK_MESSAGE(long_one.tiled == 198656, "the tiled working memory must not depend on n");
   // Floats take 4 bytes; n_q and n_k differ (decoding: one query, many cached keys).
   const MemoryUse f = attention_memory(1, 1000, 64, 128, 128, 4);
-  CHECK(f.naive == 4000);
+  CHECK_MESSAGE(f.naive == 4000, "one query and 1000 keys in floats: 1000 scores of 4 bytes, got ", f.naive);
   CHECK_MESSAGE(f.tiled == (1 * 128 + 1 * 64 + 2 * 1) * 4, "one query: a 1 x 128 tile, one accumulator row, one max, one sum");
 }
 
 TEST_CASE("7.4 a block longer than its sequence is cut to it") {
   // n_q = 3, n_k = 5, blocks of 64: the only tile is 3 x 5. d_v = 2: (15 + 6 + 6) · 8 = 216.
   const MemoryUse m = attention_memory(3, 5, 2, 64, 64, 8);
-  CHECK(m.naive == 120);
+  CHECK_MESSAGE(m.naive == 120, "3 queries and 5 keys in doubles: 15 scores of 8 bytes, got ", m.naive);
   CHECK_MESSAGE(m.tiled == 216, "b_q = min(64, 3) = 3 and b_k = min(64, 5) = 5");
   const MemoryUse ones = attention_memory(7, 9, 3, 1, 1, 8);  // blocks of one row
-  CHECK(ones.tiled == (1 + 3 + 2) * 8);
+  CHECK_MESSAGE(ones.tiled == (1 + 3 + 2) * 8, "blocks of one row: a 1 x 1 tile, a 1 x 3 accumulator, one max and one sum, got ", ones.tiled);
 }
 
 TEST_CASE("7.4 bad sizes throw ShapeError") {
@@ -482,13 +482,13 @@ TEST_CASE("7.4 bad sizes throw ShapeError") {
 TEST_CASE("7.5 the state of a row is its maximum and the sum relative to it") {
   // (1, 3, 2): m = 3, l = e^-2 + e^0 + e^-1.
   const SoftmaxState s = softmax_state(row_of({1.0, 3.0, 2.0}));
-  CHECK(s.max == 3.0);
-  CHECK(std::abs(s.sum - (std::exp(-2.0) + 1.0 + std::exp(-1.0))) <= 1e-15);
+  CHECK_MESSAGE(s.max == 3.0, "softmax_state of (1, 3, 2) must have max 3, got ", s.max);
+  CHECK_MESSAGE(std::abs(s.sum - (std::exp(-2.0) + 1.0 + std::exp(-1.0))) <= 1e-15, "softmax_state of (1, 3, 2) must have sum e^-2 + 1 + e^-1, got ", s.sum);
   // (0, 1, 2, 3): the maximum grows at every step. l = 1 + e^-1 + e^-2 + e^-3. Without rescaling,
   // every new term is exp(x - x) = 1 and l = 4.
   const SoftmaxState growing = softmax_state(row_of({0.0, 1.0, 2.0, 3.0}));
   const double expected = 1.0 + std::exp(-1.0) + std::exp(-2.0) + std::exp(-3.0);
-  CHECK(growing.max == 3.0);
+  CHECK_MESSAGE(growing.max == 3.0, "softmax_state of (0, 1, 2, 3) must have max 3, got ", growing.max);
   CHECK_MESSAGE(std::abs(growing.sum - expected) <= 1e-15, "sum ", growing.sum, ", expected ", expected, ". ",
                 std::abs(growing.sum - 4.0) < 1e-12 ? kSumNotRescaled : "");
 }
@@ -519,7 +519,7 @@ TEST_CASE("7.5 online softmax equals the two-pass softmax to 1e-15 relative") {
   std::string report;
   CHECK_MESSAGE(!relatively_near(w * (1.0 + 2e-15), w, 1e-15, &report), "2e-15 relative must fail");
   CHECK_MESSAGE(relatively_near(w * (1.0 + 5e-16), w, 1e-15, &report), "5e-16 relative must pass");
-  CHECK(relatively_near(online_softmax(w), two_pass_softmax_rows(w), 1e-15, &report));
+  CHECK_MESSAGE(relatively_near(online_softmax(w), two_pass_softmax_rows(w), 1e-15, &report), "online_softmax of softmax weights differs from the two-pass softmax: ", report);
 }
 
 TEST_CASE("7.5 scores far below -10000 keep their weights") {
@@ -537,7 +537,26 @@ TEST_CASE("7.5 scores far below -10000 keep their weights") {
                 w.array().isNaN().any() || (w.array() == 0.0).all() ? kFiniteMax : "");
   // Large positive scores must not overflow either.
   const Matrix big = row_of({1000.0, 999.0, 997.0});
-  CHECK(relatively_near(online_softmax(big), expected, 1e-15, &report));
+  CHECK_MESSAGE(relatively_near(online_softmax(big), expected, 1e-15, &report), "online_softmax of (1000, 999, 997) must not overflow: ", report);
+}
+
+TEST_CASE("7.5 scores below any finite starting maximum keep their weights") {
+  // (-1e31, -2e31): the first score is the maximum, its weight is 1 and the other's exp(-1e31) = 0.
+  // A maximum that starts at a finite "small enough" number such as -1e30 never moves: every
+  // exp(x - m) underflows to 0, the sum is 0, and a fix-up that treats a zero sum as a fully
+  // masked row returns weights 0, 0.
+  const Matrix scores = row_of({-1e31, -2e31});
+  const SoftmaxState s = softmax_state(scores);
+  const bool finite_start = std::isfinite(s.max) && s.max > -1e31;
+  CHECK_MESSAGE((s.max == -1e31 && s.sum == 1.0),
+                "softmax_state of (-1e31, -2e31) must be {-1e31, 1}, got {" << s.max << ", " << s.sum << "}"
+                    << (finite_start || s.sum == 0.0 ? " | looks like a known mistake: " + kFiniteMax : std::string()));
+  const Matrix w = online_softmax(scores);
+  CHECK_MESSAGE(identical(w, row_of({1.0, 0.0})),
+                "online_softmax of the row (-1e31, -2e31) must give weights (1, 0): these scores are finite, "
+                "not masked"
+                    << ((w.array() == 0.0).all() || w.array().isNaN().any() ? " | looks like a known mistake: " + kFiniteMax
+                                                                            : std::string()));
 }
 
 TEST_CASE("7.5 minus infinity is a masked score and a row of it gets zeros") {
@@ -546,8 +565,8 @@ TEST_CASE("7.5 minus infinity is a masked score and a row of it gets zeros") {
   const Matrix scores(row_of({-kInf, 0.0, -kInf, ln3}));
   const Matrix w = online_softmax(scores);
   CHECK_MESSAGE((w(0, 0) == 0.0 && w(0, 2) == 0.0), "masked weights must be exactly 0.0");
-  CHECK(std::abs(w(0, 1) - 0.25) <= 1e-15);
-  CHECK(std::abs(w(0, 3) - 0.75) <= 1e-15);
+  CHECK_MESSAGE(std::abs(w(0, 1) - 0.25) <= 1e-15, "online_softmax of (-inf, 0, -inf, ln 3): weight 1 must be 1/4, got ", w(0, 1));
+  CHECK_MESSAGE(std::abs(w(0, 3) - 0.75) <= 1e-15, "online_softmax of (-inf, 0, -inf, ln 3): weight 3 must be 3/4, got ", w(0, 3));
   // A masked score first: the running maximum starts at -inf and must not produce NaN.
   const SoftmaxState s = softmax_state(row_of({-kInf, 2.0}));
   CHECK_MESSAGE((s.max == 2.0 && s.sum == 1.0), "state of (-inf, 2) is {2, 1}, got {", s.max, ", ", s.sum, "}");
@@ -561,7 +580,7 @@ TEST_CASE("7.5 minus infinity is a masked score and a row of it gets zeros") {
   CHECK_MESSAGE(identical(w2, (Matrix(2, 3) << 0.0, 0.0, 0.0, 0.5, 0.0, 0.5).finished()),
                 "a row of -inf gets weights 0 (not NaN); the other row is unaffected");
   const Matrix single = online_softmax(row_of({-kInf}));
-  CHECK(single(0, 0) == 0.0);
+  CHECK_MESSAGE(single(0, 0) == 0.0, "online_softmax of the single score -inf must give weight 0, got ", single(0, 0));
 }
 
 TEST_CASE("7.5 bad input throws ShapeError or ValueError") {
@@ -657,7 +676,7 @@ TEST_CASE("7.6 causal tiles above the diagonal are skipped not computed") {
   CHECK_MESSAGE(square.tiles_computed == 36,
                 "64 x 64 causal in 8 x 8 tiles: the diagonal and below, 36 tiles. ",
                 square.tiles_computed == 44 || square.tiles_computed == 28 ? kSkipOffByOne : "");
-  CHECK(square.tiles_skipped == 28);
+  CHECK_MESSAGE(square.tiles_skipped == 28, "64 x 64 causal in 8 x 8 tiles: the 28 tiles above the diagonal are skipped, got ", square.tiles_skipped);
   const TiledResult full = tiled_attention(q, k, v, 8, 8, Masking::None);
   CHECK_MESSAGE((full.tiles_computed == 64 && full.tiles_skipped == 0), "without a mask every tile is computed");
   // Unequal lengths and blocks in both alignments, against the tiles counted entry by entry.
@@ -676,7 +695,7 @@ TEST_CASE("7.6 queries that may see no key output zeros") {
     const TiledResult r = tiled_attention(q, k, v, block_q, 2, Masking::CausalBottomRight);
     CHECK_MESSAGE(!r.output.array().isNaN().any(), "a query with nothing to see outputs zeros, not NaN (chapter 4's policy)");
     CHECK_MESSAGE((r.output.topRows(5).array() == 0.0).all(), "rows 0 to 4 see no key: exactly zero");
-    CHECK(near(r.output, attention_by_loops(q, k, v, Masking::CausalBottomRight), 1e-12));
+    CHECK_MESSAGE(near(r.output, attention_by_loops(q, k, v, Masking::CausalBottomRight), 1e-12), "tiled_attention differs from attention computed by plain loops");
   }
 }
 
@@ -694,7 +713,7 @@ TEST_CASE("7.6 tiled attention never allocates an n by n matrix") {
     const Matrix scores = matmul_transposed(q, k);
     const AllocationReading naive = meter.stop();
     REQUIRE_MESSAGE(naive.largest_block >= n_by_n, "the allocation meter does not work in this build");
-    CHECK(scores.rows() == n);
+    CHECK_MESSAGE(scores.rows() == n, "the check's own naive scores have the wrong shape");
   }
   for (Masking masking : {Masking::None, Masking::CausalTopLeft}) {
     INFO("masking = ", masking_name(masking));

@@ -101,7 +101,8 @@ struct SoftmaxState {
 
 /// \brief Exercise 7.5a: the softmax state of one row, in ONE pass: for each x, the maximum grows to
 /// m' = max(m, x) and the sum is rescaled to the new maximum, \f$l' = l\,e^{m - m'} + e^{x - m'}\f$.
-/// −∞ entries (masked scores) add nothing; a row of only −∞ gives {−∞, 0}.
+/// −∞ entries (masked scores) add nothing; a row of only −∞ gives {−∞, 0}. Any finite score counts,
+/// however far below zero: the maximum starts at −∞, as no finite start is small enough.
 /// \throws ShapeError if row is empty
 /// \throws ValueError if row holds NaN or +∞
 SoftmaxState softmax_state(const RowVector& row);

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
@@ -81,17 +84,13 @@ MatrixMatch identical(const Eigen::Ref<const Matrix>& actual,
 }
 
 namespace {
-std::string format_number(double x) {
-  std::ostringstream out;
-  out << std::setprecision(17) << x;
-  return out.str();
-}
-
 bool numbers_near(double actual, double expected, double tol) {
   if (std::isnan(actual) || std::isnan(expected)) return false;
   if (actual == expected) return true;
   return std::abs(actual - expected) <= tol * std::max(1.0, std::abs(expected));
 }
+
+}  // namespace
 
 std::string format_mask(const BoolMatrix& m, Index mark_row, Index mark_col) {
   std::ostringstream out;
@@ -109,7 +108,130 @@ std::string format_mask(const BoolMatrix& m, Index mark_row, Index mark_col) {
   if (m.size() == 0) out << "  (empty)\n";
   return out.str();
 }
+
+std::string format_number(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char text[64];
+  const auto [end, error] = std::to_chars(text, text + sizeof text, x);
+  return error == std::errc() ? std::string(text, end) : std::to_string(x);
+}
+
+namespace {
+constexpr std::size_t kListShown = 12, kListHead = 6, kListTail = 3;
+
+// "{a, b, c}": every entry of a short list; of a long one the head, the tail and, when mark is
+// an index, the entries around it, with "..." for the entries left out; mark is shown [bracketed].
+template <class T, class Text>
+std::string braces(const std::vector<T>& values, Text text, std::size_t mark = SIZE_MAX) {
+  const std::size_t n = values.size();
+  if (n == 0) return "{} (empty)";
+  std::vector<bool> shown(n, n <= kListShown);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool near_mark = mark != SIZE_MAX && i + 2 >= mark && i <= mark + 2;
+    if (i < kListHead || i + kListTail >= n || near_mark) shown[i] = true;
+  }
+  std::string out = "{";
+  bool gap = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!shown[i]) {
+      gap = true;
+      continue;
+    }
+    if (out.size() > 1) out += ", ";
+    if (gap) out += "..., ";
+    gap = false;
+    out += i == mark ? "[" + text(values[i]) + "]" : text(values[i]);
+  }
+  out += "}";
+  if (n > kListShown) out += " (" + std::to_string(n) + " values)";
+  return out;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+template <class T, class Equal, class Text>
+MatrixMatch compare_lists(const std::vector<T>& actual, const std::vector<T>& expected, Equal equal,
+                          Text text, const std::string& tolerance) {
+  MatrixMatch match;
+  std::size_t first = 0;
+  const std::size_t common = std::min(actual.size(), expected.size());
+  while (first < common && equal(actual[first], expected[first])) ++first;
+  if (first == common && actual.size() == expected.size()) {
+    match.ok = true;
+    return match;
+  }
+  std::string head;
+  if (first < common) {
+    head = "lists differ first at [" + std::to_string(first) + "]: actual " + text(actual[first]) +
+           " vs expected " + text(expected[first]) + tolerance;
+    std::size_t differing = 0;
+    for (std::size_t i = first; i < common; ++i) differing += equal(actual[i], expected[i]) ? 0 : 1;
+    head += "; " + std::to_string(differing) + " of " + std::to_string(common) + " entries differ";
+    if (actual.size() != expected.size()) head += ", and the lengths too";
+  } else {
+    head = "lists differ in length: actual has " + std::to_string(actual.size()) + " values, expected " +
+           std::to_string(expected.size()) + " (the first " + std::to_string(common) + " agree)";
+  }
+  const std::size_t mark = first < common ? first : SIZE_MAX;
+  match.report = head + "\nactual:   " + braces(actual, text, mark) + "\nexpected: " +
+                 braces(expected, text, mark);
+  return match;
+}
 }  // namespace
+
+std::string format_values(const std::vector<double>& values) {
+  return braces(values, [](double x) { return format_number(x); });
+}
+
+std::string format_values(const std::vector<long long>& values) {
+  return braces(values, [](long long x) { return std::to_string(x); });
+}
+
+std::string format_values(const std::vector<std::string>& values) {
+  return braces(values, quoted);
+}
+
+std::string format_matrices(const std::vector<Matrix>& matrices) {
+  if (matrices.empty()) return "no matrices (an empty list)";
+  std::string out = std::to_string(matrices.size()) + (matrices.size() == 1 ? " matrix" : " matrices");
+  const std::size_t shown = std::min<std::size_t>(matrices.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i)
+    out += "\n[" + std::to_string(i) + "] " + shape_of(matrices[i]) + ":\n" + format_matrix(matrices[i]);
+  if (matrices.size() > shown) out += "... and " + std::to_string(matrices.size() - shown) + " more\n";
+  return out;
+}
+
+MatrixMatch same_values(const std::vector<double>& actual, const std::vector<double>& expected, double tol) {
+  std::ostringstream tolerance;
+  if (tol > 0.0) tolerance << " (tolerance " << tol << ")";
+  return compare_lists(
+      actual, expected,
+      [tol](double a, double e) {
+        if (std::isnan(a) || std::isnan(e)) return false;
+        return a == e || std::abs(a - e) <= tol * std::max(1.0, std::abs(e));
+      },
+      [](double x) { return format_number(x); }, tolerance.str());
+}
+
+MatrixMatch same_values(const std::vector<long long>& actual, const std::vector<long long>& expected) {
+  return compare_lists(
+      actual, expected, [](long long a, long long e) { return a == e; },
+      [](long long x) { return std::to_string(x); }, "");
+}
 
 MatrixMatch near(double actual, double expected, double tol) {
   MatrixMatch match;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scalebook/core.hpp"
+#include "scalebook/testing.hpp"
 
 using namespace scalebook;
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "scalebook/data.hpp"
+#include "scalebook/testing.hpp"
 
 using namespace scalebook;
 namespace fs = std::filesystem;

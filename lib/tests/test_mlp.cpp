@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scalebook/mlp.hpp"
+#include "scalebook/testing.hpp"
 #include "scalebook/random.hpp"
 #include "scalebook/standardize.hpp"
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "scalebook/random.hpp"
+#include "scalebook/testing.hpp"
 
 using namespace scalebook;
 

@@ -3,13 +3,28 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "scalebook/testing.hpp"
 
 using namespace scalebook;
 using namespace scalebook::testing;
+
+// Every check binary is compiled this way (lib/CMakeLists.txt): a CHECK on a value doctest cannot
+// print stops the compile instead of printing "{?}".
+#ifndef DOCTEST_CONFIG_REQUIRE_STRINGIFICATION_FOR_ALL_USED_TYPES
+#error "scalebook::testing must define DOCTEST_CONFIG_REQUIRE_STRINGIFICATION_FOR_ALL_USED_TYPES"
+#endif
+
+namespace {
+template <class T>
+std::string printed(const T& value) {
+  return doctest::toString(value).c_str();
+}
+}  // namespace
 
 TEST_SUITE("lib") {
 TEST_CASE("near accepts small differences and reports the largest one") {
@@ -111,4 +126,92 @@ TEST_CASE("an Eigen assertion names its condition and the function that misused 
     CHECK(std::string(e.what()).find("Eigen assertion failed: Invalid sizes when resizing") == 0);
   }
 }
+
+TEST_CASE("every kind of value the checks compare prints readably, never as {?}") {
+  BoolMatrix mask(2, 2);
+  mask << true, false, true, true;
+  const std::vector<std::pair<const char*, std::string>> values = {
+      {"double", printed(0.1)},
+      {"int", printed(3)},
+      {"Index", printed(Index{3})},
+      {"size_t", printed(std::size_t{3})},
+      {"bool", printed(true)},
+      {"string", printed(std::string("text"))},
+      {"vector<double>", printed(std::vector<double>{4, 5, 3.75})},
+      {"vector<int>", printed(std::vector<int>{3, 1, 4})},
+      {"vector<Index>", printed(std::vector<Index>{0, 1, 2})},
+      {"vector<size_t>", printed(std::vector<std::size_t>{7})},
+      {"vector<bool>", printed(std::vector<bool>{true, false})},
+      {"vector<string>", printed(std::vector<std::string>{"a", "b"})},
+      {"vector<Matrix>", printed(std::vector<Matrix>{Matrix::Ones(1, 2), Matrix::Zero(2, 1)})},
+      {"Matrix", printed(Matrix(Matrix::Ones(2, 3)))},
+      {"Vector", printed(Vector(Vector::Ones(2)))},
+      {"RowVector", printed(RowVector(RowVector::Ones(2)))},
+      {"BoolMatrix", printed(mask)},
+      {"MatrixMatch", printed(near(0.25, 0.5))},
+      {"Approx", printed(doctest::Approx(0.5))},
+      {"optional<Matrix>", printed(std::optional<Matrix>(Matrix::Ones(1, 1)))},
+      {"optional<Matrix> empty", printed(std::optional<Matrix>())},
+  };
+  for (const auto& [type, text] : values) {
+    CAPTURE(type);
+    CHECK_MESSAGE(text.find("{?}") == std::string::npos, type << " prints as " << text);
+    CHECK_MESSAGE(!text.empty(), type << " prints as nothing");
+  }
+  CHECK(printed(std::vector<double>{4, 5, 3.75}) == "{4, 5, 3.75}");
+  CHECK(printed(std::vector<int>{3, 1, 4}) == "{3, 1, 4}");
+  CHECK(printed(std::vector<bool>{true, false}) == "{1, 0}");
+  CHECK(printed(std::vector<std::string>{"a", "b\n"}) == "{\"a\", \"b\\x0a\"}");
+  CHECK(printed(std::vector<double>{}) == "{} (empty)");
+  CHECK(printed(std::vector<Matrix>{Matrix::Ones(1, 2)}).find("1 matrix\n[0] (1, 2):\n") == 0);
+  CHECK(printed(Matrix(Matrix::Ones(2, 3))).find("(2, 3):\n") == 0);
+  CHECK(printed(mask) == "mask (2, 2):\n   1  0 \n   1  1 \n");
+  CHECK(printed(std::optional<Matrix>()) == "no value (std::nullopt)");
 }
+
+TEST_CASE("numbers print in their shortest exact form") {
+  CHECK(format_number(0.1) == "0.1");
+  CHECK(format_number(0.1 + 0.2) == "0.30000000000000004");  // two numbers that print alike are equal
+  CHECK(format_number(-1e31) == "-1e+31");
+  CHECK(format_number(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(format_number(-std::numeric_limits<double>::infinity()) == "-inf");
+  CHECK(format_number(std::numeric_limits<double>::quiet_NaN()) == "nan");
+}
+
+TEST_CASE("a long list shows its head, its tail and its length") {
+  std::vector<int> v(100);
+  for (int i = 0; i < 100; ++i) v[static_cast<std::size_t>(i)] = i;
+  CHECK(format_values(v) == "{0, 1, 2, 3, 4, 5, ..., 97, 98, 99} (100 values)");
+  CHECK(format_values(std::vector<int>(12, 1)) == "{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}");  // 12: all of it
+}
+
+TEST_CASE("same_values says where two lists first differ and shows the values around it") {
+  std::vector<double> expected(40), actual(40);
+  for (std::size_t i = 0; i < 40; ++i) expected[i] = actual[i] = static_cast<double>(i);
+  CHECK(same_values(actual, expected));
+  actual[20] = 20.5;
+  actual[30] = -1;
+  const MatrixMatch match = same_values(actual, expected);
+  CHECK_FALSE(match);
+  CHECK(match.report ==
+        "lists differ first at [20]: actual 20.5 vs expected 20; 2 of 40 entries differ\n"
+        "actual:   {0, 1, 2, 3, 4, 5, ..., 18, 19, [20.5], 21, 22, ..., 37, 38, 39} (40 values)\n"
+        "expected: {0, 1, 2, 3, 4, 5, ..., 18, 19, [20], 21, 22, ..., 37, 38, 39} (40 values)");
+  CHECK(same_values(std::vector<double>{1.0}, std::vector<double>{1.0 + 1e-13}, 1e-12));
+  CHECK_FALSE(same_values(std::vector<double>{1.0}, std::vector<double>{1.0 + 1e-13}));
+  CHECK_FALSE(same_values(std::vector<double>{std::numeric_limits<double>::quiet_NaN()},
+                          std::vector<double>{std::numeric_limits<double>::quiet_NaN()}));
+  const MatrixMatch shorter = same_values(std::vector<int>{1, 2}, std::vector<int>{1, 2, 3});
+  CHECK_FALSE(shorter);
+  CHECK(shorter.report.find("lists differ in length: actual has 2 values, expected 3 (the first 2 agree)") == 0);
+  const MatrixMatch labels = same_values(std::vector<int>{3, 1, 4}, std::vector<int>{3, 1, 5});
+  CHECK(labels.report.find("lists differ first at [2]: actual 4 vs expected 5; 1 of 3 entries differ") == 0);
+}
+
+TEST_CASE("said puts the sentence first and the named mistake after it") {
+  CHECK(said("f(x) is wrong", "") == "f(x) is wrong");
+  CHECK(said("f(x) is wrong", "looks like a known mistake: halved?") ==
+        "f(x) is wrong | looks like a known mistake: halved?");
+}
+}
+

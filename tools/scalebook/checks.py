@@ -160,14 +160,21 @@ def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
     return results
 
 
+# The texts a verdict shows, in one place so that tools/tests/test_messages.py can run them all and
+# hold them to one rule: no phrase said twice in a row ("does not compile: does not compile:").
+COMPILE_ERROR = "does not compile — {error}"
+DEPENDS_ON_BROKEN = "not run: {exercise} does not compile — {error}"
+DEPENDS_JOIN = "; "
+
+
 def exercise_verdicts(exercises: list[str], results: dict[str, CheckResult],
                       compile_errors: dict[str, str]) -> dict[str, CheckResult]:
-    """Per exercise: the worst of its checks (a representative CheckResult), or its compile error."""
+    """Per exercise: the worst of its checks (a representative CheckResult), or its compile error
+    (the message is the compiler's first error alone; verdict_text() says "does not compile")."""
     verdicts: dict[str, CheckResult] = {}
     for exercise in exercises:
         if exercise in compile_errors:
-            verdicts[exercise] = CheckResult(f"{exercise} compile", "compile_error",
-                                             f"does not compile: {compile_errors[exercise]}")
+            verdicts[exercise] = CheckResult(f"{exercise} compile", "compile_error", compile_errors[exercise])
             continue
         mine = [r for r in results.values() if r.exercise == exercise]
         if not mine:
@@ -175,6 +182,52 @@ def exercise_verdicts(exercises: list[str], results: dict[str, CheckResult],
             continue
         verdicts[exercise] = min(mine, key=lambda r: ORDER[r.status])
     return verdicts
+
+
+def undefined_symbols(obj: Path) -> str:
+    """The demangled names an object file calls but does not define ("" if nm cannot tell)."""
+    try:
+        return subprocess.run(["nm", "-uC", str(obj)], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def function_of(source: str) -> str:
+    """exK_<function>.cpp -> <function>: the function an exercise file defines."""
+    return re.sub(r"^ex\d+_", "", Path(source).stem)
+
+
+def explain_dependencies(verdicts: dict[str, CheckResult], compile_errors: dict[str, str],
+                         sources: dict[str, tuple[str, Path]]) -> None:
+    """An exercise whose file calls the function of one that does not compile cannot run (the
+    call lands nowhere): its verdict becomes not_run, naming that exercise and its first error.
+    SOURCES: exercise -> (source file, object file). Which exercise a file calls is read from the
+    object's undefined symbols; a crash with no such symbol to go by is put down to every earlier
+    exercise that does not compile (an exercise may call the ones before it)."""
+    for exercise, verdict in verdicts.items():
+        if verdict.status in ("passed", "compile_error") or exercise not in sources:
+            continue
+        calls = undefined_symbols(sources[exercise][1])
+        broken = [e for e in compile_errors if e in sources and e != exercise
+                  and f"::{function_of(sources[e][0])}(" in calls]
+        if not broken and verdict.status == "crashed":
+            number = int(exercise.split(".")[1])
+            broken = [e for e in compile_errors if int(e.split(".")[1]) < number]
+        if broken:
+            verdict.status = "not_run"
+            verdict.message = DEPENDS_JOIN.join(
+                DEPENDS_ON_BROKEN.format(exercise=e, error=compile_errors[e])
+                for e in sorted(broken, key=lambda e: int(e.split(".")[1])))
+
+
+def verdict_text(status: str, message: str) -> str:
+    """One line for an exercise that did not pass, as check, watch and progress show it."""
+    if status == "compile_error":
+        return COMPILE_ERROR.format(error=message)
+    if status == "not_run" and message.startswith("not run"):
+        return message
+    what = {"failed": "", "crashed": "crashed", "timed_out": "timed out", "not_run": "not run"}[status]
+    return f"{what}: {message}" if what and message else what or message
 
 
 def registered_checks(build_dir: Path, chapter_folder: str) -> list[str]:

@@ -248,7 +248,7 @@ def main() -> int:
         expect(re.search(r"✗ 3\.3  crashed in \"3\.3 ", out) is not None and "SIGSEGV" in out,
                "3.3 crashed, with its check and the signal")
         expect(re.search(r"✗ 3\.4  timed out in \"3\.4 ", out) is not None, "3.4 timed out, with its check")
-        expect(re.search(r"✗ 3\.5  does not compile: exercises/03-attention-scaling/ex5_row_entropy\.cpp:\d+:\d+: error", out)
+        expect(re.search(r"✗ 3\.5  does not compile — exercises/03-attention-scaling/ex5_row_entropy\.cpp:\d+:\d+: error", out)
                is not None, "3.5 does not compile, with the compiler's first error in the student's file")
         expect("chapter 3  2/5" in out, "progress counts 2 of 5")
         expect(seconds < 120, f"check with a hang returned in {seconds:.0f} s")

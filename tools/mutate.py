@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Mutation testing of a chapter's checks: small operator mutants of each reference solution, in
+the spirit of mull and Stryker, and which of them the checks let through.
+
+    mutate.py CHAPTER [--build DIR] [--sample N] [--seed S] [--exercise ID] [--timeout S] [--list]
+
+Each mutant changes one token of one file of solutions/NN-topic/ (found with libclang's lexer,
+python3-clang, never with regular expressions over the text): a comparison flipped or made
+strict, + and - or * and / exchanged, an integer constant moved by one, a floating constant
+nudged, a sign dropped, std::abs removed, min and max exchanged, && and || exchanged, true and
+false exchanged. The mutated file is compiled as the build compiles the reference, linked with the
+chapter's checks and the other reference files, and the checks run under the usual time limit
+per check (tools/scalebook/checks.py). A mutant that does not compile is stillborn; one that
+fails a check is killed; one that passes every check survives. A survivor that computes the same
+results as the reference (an equivalent mutant) is listed, with a one-line reason, in
+chapters/NN-topic/bugzoo/equivalent.txt as
+
+    FILE:LINE:COLUMN ORIGINAL -> MUTATED  # reason
+
+and is reported as equivalent rather than as a survivor. The exit status is 1 when a survivor is
+left, 0 otherwise. Run with Debian's /usr/bin/python3 (where python3-clang lives).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scalebook.chapters import ROOT, resolve_chapter  # noqa: E402
+from scalebook.checks import registered_checks, run_checks  # noqa: E402
+
+try:
+    import clang.cindex as cindex
+except ImportError:  # pragma: no cover - named in the error below
+    cindex = None
+
+SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!="], "!=": ["=="],
+         "+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "&&": ["||"], "||": ["&&"],
+         "+=": ["-="], "-=": ["+="], "*=": ["/="], "/=": ["*="],
+         "true": ["false"], "false": ["true"], "min": ["max"], "max": ["min"]}
+# The cursors of an operator token that is an operator (not a template's <> or a pointer's *).
+OPERATORS = set()  # filled once clang.cindex is imported
+# '<' after these, or '<' and '>' next to these, open and close template arguments.
+TEMPLATES = {"vector", "pair", "array", "numeric_limits", "optional", "function", "Matrix", "Map"}
+TYPES = {"double", "float", "int", "long", "bool", "char", "unsigned", "Index", "size_t", "int64_t",
+         "uint64_t", "uint8_t", "Matrix", "Vector", "RowVector", "BoolMatrix", "std", "Eigen", "Fold"}
+# Where a '-' is a sign, not a subtraction: after these tokens.
+BEFORE_SIGN = {"(", "=", ",", "return", "{", "?", ":", "*", "/", "+", "-", "<", ">", "<=", ">=", "=="}
+
+
+@dataclass
+class Mutant:
+    file: str       # file name in solutions/NN-topic/
+    line: int
+    column: int
+    start: int      # byte offsets in the file
+    end: int
+    original: str
+    mutated: str
+    what: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.file}:{self.line}:{self.column} {self.original} -> {self.mutated or '(deleted)'}"
+
+
+def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
+    """Every mutant of one file, from its tokens."""
+    index = cindex.Index.create()
+    unit = index.parse(str(path), args=["-x", "c++", "-std=c++20", *[f"-I{d}" for d in include_dirs]])
+    tokens = [t for t in unit.get_tokens(extent=unit.cursor.extent)
+              if t.location.file and Path(t.location.file.name) == path]
+    out: list[Mutant] = []
+    in_body = False
+    for i, token in enumerate(tokens):
+        text, kind = token.spelling, token.kind
+        if kind == cindex.TokenKind.COMMENT:
+            continue
+        if text == "{":
+            in_body = True  # nothing before the first body: includes, namespaces, declarations
+        if not in_body or kind == cindex.TokenKind.COMMENT:
+            continue
+        previous = tokens[i - 1].spelling if i else ""
+        following = tokens[i + 1].spelling if i + 1 < len(tokens) else ""
+        start, end = token.extent.start.offset, token.extent.end.offset
+
+        def add(mutated: str, what: str) -> None:
+            out.append(Mutant(path.name, token.location.line, token.location.column, start, end, text, mutated, what))
+
+        if kind == cindex.TokenKind.PUNCTUATION and text in SWAPS:
+            if token.cursor.kind not in OPERATORS:
+                continue  # the parser says it is no operator here: a template's <>, a declarator's *
+            if (text == "<" and (previous in TEMPLATES or previous.endswith("_cast") or following in TYPES)) or \
+                    (text == ">" and previous in TYPES):
+                continue  # a template argument list, not a comparison
+            if text == "-" and previous in BEFORE_SIGN:
+                add("", "sign dropped")
+                continue
+            for mutated in SWAPS[text]:
+                add(mutated, "operator exchanged")
+        elif kind == cindex.TokenKind.KEYWORD and text in ("true", "false"):
+            add(SWAPS[text][0], "boolean flipped")
+        elif kind == cindex.TokenKind.IDENTIFIER and text in ("min", "max") and previous == "::":
+            add(SWAPS[text][0], "min and max exchanged")
+        elif kind == cindex.TokenKind.IDENTIFIER and text in ("abs", "fabs") and following == "(":
+            if previous == "::" and i >= 2 and tokens[i - 2].spelling == "std":
+                start = tokens[i - 2].extent.start.offset
+                out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
+                                  "std::" + text, "", "abs removed"))
+        elif kind == cindex.TokenKind.LITERAL and text[:1].isdigit():
+            number = text.rstrip("uUlLfF")
+            if all(c.isdigit() for c in number):
+                value = int(number)
+                add(str(value + 1), "constant plus one")
+                if value > 0:
+                    add(str(value - 1), "constant minus one")
+            else:
+                try:
+                    value = float(number)
+                except ValueError:
+                    continue
+                add(repr(value * 1.01 if value else 1e-9), "constant nudged")
+    return out
+
+
+def equivalent_list(chapter_dir: Path) -> dict[str, str]:
+    path = chapter_dir / "bugzoo" / "equivalent.txt"
+    known: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                key, _, reason = line.partition("  #")
+                known[key.strip()] = reason.strip()
+    return known
+
+
+def compile_command(build: Path, source: Path) -> tuple[list[str], str]:
+    for entry in json.loads((build / "compile_commands.json").read_text()):
+        if Path(entry["file"]) == source:
+            return shlex.split(entry["command"]), entry["directory"]
+    raise SystemExit(f"mutate.py: {source} is not in {build}/compile_commands.json: configure the reference build")
+
+
+def link_command(build: Path, target: str) -> list[str]:
+    out = subprocess.run(["ninja", "-C", str(build), "-t", "commands", target], capture_output=True, text=True,
+                         check=True).stdout.strip().splitlines()[-1]
+    words = shlex.split(out.replace(": && ", "").replace(" && :", ""))
+    return words
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("chapter", help="a chapter number (3) or folder name (03-attention-scaling)")
+    parser.add_argument("--build", type=Path, default=ROOT / "build" / "reference",
+                        help="a configured reference build whose chapter checks are built (default build/reference)")
+    parser.add_argument("--sample", type=int, default=0, help="test N mutants drawn at random (default: all)")
+    parser.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
+    parser.add_argument("--exercise", help="only this exercise's file, e.g. 7.5")
+    parser.add_argument("--timeout", type=float, default=5.0, help="seconds one check may run (default 5)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link")
+    args = parser.parse_args()
+    if cindex is None:
+        parser.error("python3-clang is missing: run with Debian's /usr/bin/python3 (apt-get install python3-clang)")
+    OPERATORS.update({cindex.CursorKind.BINARY_OPERATOR, cindex.CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
+                      cindex.CursorKind.UNARY_OPERATOR, cindex.CursorKind.CALL_EXPR,
+                      cindex.CursorKind.CXX_BOOL_LITERAL_EXPR})
+    chapter = resolve_chapter(args.chapter)
+    chapter_dir = ROOT / "chapters" / chapter.folder
+    solutions = ROOT / "solutions" / chapter.folder
+    exercises = [args.exercise] if args.exercise else chapter.exercises
+    sources = {e: solutions / chapter.source_of(e) for e in exercises}
+    include_dirs = [str(chapter_dir), str(ROOT / "lib" / "include"), "/usr/include/eigen3"]
+    mutants = [m for e in exercises for m in mutants_of(sources[e], include_dirs)]
+    if args.sample and args.sample < len(mutants):
+        mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: (m.file, m.start))
+    if args.list:
+        for m in mutants:
+            print(f"{m.key}  ({m.what})")
+        print(f"{len(mutants)} mutants")
+        return 0
+
+    build = args.build.resolve()
+    link = link_command(build, f"{chapter.target}_checks")
+    library = next(w for w in link if w.endswith(f"lib{chapter.target}_reference.a"))
+    reference_objects = {}
+    for e in chapter.exercises:
+        command, _ = compile_command(build, solutions / chapter.source_of(e))
+        reference_objects[e] = str(build / command[command.index("-o") + 1])
+    names = registered_checks(build, chapter.folder)
+    known = equivalent_list(chapter_dir)
+    killed, survivors, equivalent, stillborn = [], [], [], []
+    with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
+        work = Path(scratch)
+        for number, m in enumerate(mutants, 1):
+            exercise = next(e for e in exercises if sources[e].name == m.file)
+            text = sources[exercise].read_bytes()
+            mutated_source = work / m.file
+            mutated_source.write_bytes(text[:m.start] + m.mutated.encode() + text[m.end:])
+            command, directory = compile_command(build, sources[exercise])
+            obj = work / "mutant.o"
+            command = [w if w != str(sources[exercise]) else str(mutated_source) for w in command]
+            command[command.index("-o") + 1] = str(obj)
+            compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
+            if compiled.returncode != 0:
+                stillborn.append(m)
+                print(f"[{number}/{len(mutants)}] {m.key}: does not compile"
+                      + (f"\n{compiled.stderr[-2000:]}" if args.verbose else ""), flush=True)
+                continue
+            objects = [str(obj) if e == exercise else o for e, o in reference_objects.items()]
+            binary = work / "checks"
+            linked = [w for w in link]
+            at = linked.index(library)
+            linked[at:at + 1] = objects
+            linked[linked.index("-o") + 1] = str(binary)
+            link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
+            if link_run.returncode != 0:
+                stillborn.append(m)
+                print(f"[{number}/{len(mutants)}] {m.key}: does not link"
+                      + (f"\n{link_run.stderr[-2000:]}" if args.verbose else ""), flush=True)
+                continue
+            results = run_checks(binary, names, work / f"run{number}", args.timeout)
+            failing = [r for r in results.values() if r.status != "passed"]
+            if failing:
+                killed.append(m)
+            elif m.key in known:
+                equivalent.append(m)
+            else:
+                survivors.append(m)
+            print(f"[{number}/{len(mutants)}] {m.key}: "
+                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}",
+                  flush=True)
+    print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(killed)} killed, {len(survivors)} survived, "
+          f"{len(equivalent)} equivalent, {len(stillborn)} did not compile")
+    for m in survivors:
+        print(f"  survivor: {m.key}  ({m.what})")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Every message template a verdict is shown with, run on every status: none says a phrase twice
+in a row ("does not compile: does not compile:"), and an exercise that cannot run because another
+one does not compile names that one and its first error, in check's, watch's and progress's
+lines alike.
+
+    test_messages.py
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import workbook  # noqa: E402
+from scalebook import checks, ui  # noqa: E402
+from scalebook.chapters import all_chapters  # noqa: E402
+
+ERROR = "exercises/05-multi-head/ex4_head_attention.cpp:12:5: error: 'q' was not declared in this scope"
+
+
+def doubled(text: str) -> str | None:
+    """A run of one to six words said twice in a row, ignoring case and punctuation between."""
+    words = re.findall(r"[\w'.\-]+", text.lower())
+    for size in range(1, 7):
+        for i in range(len(words) - 2 * size + 1):
+            if words[i:i + size] == words[i + size:i + 2 * size] and not all(w.isdigit() for w in words[i:i + size]):
+                return " ".join(words[i:i + size])
+    return None
+
+
+def main() -> int:
+    ui.TTY = False
+    failures: list[str] = []
+
+    def expect(condition: bool, what: str) -> None:
+        if not condition:
+            failures.append(what)
+
+    def clean(text: str, where: str) -> None:
+        phrase = doubled(text)
+        expect(phrase is None, f"{where}: '{phrase}' is said twice in a row: {text!r}")
+
+    # The dependency rule, on a chapter whose 5.4 does not compile and whose 5.5 calls it.
+    chapter = next(c for c in all_chapters() if c.number == 5)
+    sources = {e: (chapter.source_of(e), Path(f"/nonexistent/{e}.o")) for e in chapter.exercises}
+    calls = {"5.5": "U scalebook::ch05::head_attention(Eigen::Matrix<double, -1, -1, 0, -1, -1> const&)\n"}
+    real_undefined = checks.undefined_symbols
+    checks.undefined_symbols = lambda obj: calls.get(obj.stem, "")  # type: ignore[assignment]
+    try:
+        results = {"5.5 a check": checks.CheckResult("5.5 a check", "failed", "the output differs"),
+                   "5.6 a check": checks.CheckResult("5.6 a check", "failed", "the output differs"),
+                   "5.3 a check": checks.CheckResult("5.3 a check", "crashed", "the process died of SIGSEGV inside this check")}
+        verdicts = checks.exercise_verdicts(chapter.exercises, results, {"5.4": ERROR})
+        checks.explain_dependencies(verdicts, {"5.4": ERROR}, sources)
+    finally:
+        checks.undefined_symbols = real_undefined  # type: ignore[assignment]
+    expect(verdicts["5.5"].status == "not_run" and
+           verdicts["5.5"].message == f"not run: 5.4 does not compile — {ERROR}",
+           f"5.5 calls head_attention: it must be not_run naming 5.4, got {verdicts['5.5']}")
+    expect(verdicts["5.6"].status == "failed", f"5.6 does not call 5.4: its own verdict stays, got {verdicts['5.6']}")
+    expect(verdicts["5.3"].status == "crashed", f"5.3 comes before 5.4: its crash is its own, got {verdicts['5.3']}")
+    expect(verdicts["5.4"].status == "compile_error" and verdicts["5.4"].message == ERROR,
+           f"5.4's message is the compiler's first error alone, got {verdicts['5.4']}")
+
+    # check and watch show report_chapter's lines; progress its next step.
+    record = {e: {"status": v.status, "check": v.name, "message": v.message} for e, v in verdicts.items()}
+    lines = workbook.report_chapter(chapter, record, 20)
+    expect(any(re.search(r"✗ 5\.4  does not compile — exercises/05-multi-head/ex4_head_attention\.cpp:12", l) for l in lines),
+           f"check names 5.4's error: {lines}")
+    expect(any(re.search(r"✗ 5\.5  not run: 5\.4 does not compile — exercises/05-multi-head/ex4_head_attention\.cpp:12", l)
+               for l in lines), f"check says why 5.5 did not run: {lines}")
+    for e in ("5.1", "5.2", "5.3"):
+        record[e] = {"status": "passed", "check": "", "message": ""}
+    real_load = workbook.load_record
+    workbook.load_record = lambda c: record  # type: ignore[assignment]
+    try:
+        progress = workbook.progress_lines([chapter])
+    finally:
+        workbook.load_record = real_load  # type: ignore[assignment]
+    expect(any(l.startswith(f"next: exercise 5.4 does not compile — {ERROR}") for l in progress),
+           f"progress's next step names 5.4's error: {progress}")
+    for line in lines + progress:
+        clean(line, "check/progress")
+
+    # Every template on every status.
+    samples = {"compile_error": ERROR, "failed": "looks like a known mistake: halved?",
+               "crashed": "the process died of SIGSEGV inside this check",
+               "timed_out": "still running after 5 s: an endless loop?",
+               "not_run": checks.DEPENDS_ON_BROKEN.format(exercise="5.4", error=ERROR)}
+    for status, message in samples.items():
+        clean(checks.verdict_text(status, message), f"verdict_text({status})")
+        one = {e: {"status": "passed", "check": "", "message": ""} for e in chapter.exercises}
+        one["5.2"] = {"status": status, "check": "5.2 a check", "message": message}
+        for line in workbook.report_chapter(chapter, one, 20):
+            clean(line, f"report_chapter({status})")
+        workbook.load_record = lambda c: one  # type: ignore[assignment]
+        try:
+            for line in workbook.progress_lines([chapter]):
+                clean(line, f"progress_lines({status})")
+        finally:
+            workbook.load_record = real_load  # type: ignore[assignment]
+    clean(checks.DEPENDS_JOIN.join([checks.DEPENDS_ON_BROKEN.format(exercise=e, error=ERROR) for e in ("5.2", "5.4")]),
+          "two broken exercises")
+    # The detector itself: it must catch the phrase this test exists for, and pass a plain line.
+    expect(doubled("next: exercise 5.4 — does not compile: does not compile: x.cpp:1") == "does not compile",
+           "the doubled-phrase detector misses 'does not compile: does not compile'")
+    expect(doubled("exercise 5.4 does not compile — x.cpp:12:5: error") is None, "the detector flags a clean line")
+
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    print("message templates: " + ("every one is clean" if not failures else f"{len(failures)} problems"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

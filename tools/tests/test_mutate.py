@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""tools/mutate.py on a small sample: its mutants come from the C++ tokens (a comparison in a
+template argument list such as static_cast<double> is never one of them), and a sample of 7.5's
+mutants is killed by chapter 7's checks in the reference build BUILD_DIR.
+
+    test_mutate.py BUILD_DIR
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable  # python3-clang
+
+
+def mutate(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, str(ROOT / "tools" / "mutate.py"), *args], capture_output=True, text=True,
+                          timeout=1800)
+
+
+def main() -> int:
+    build = sys.argv[1]
+    failures = []
+    listed = mutate("7", "--exercise", "7.5", "--list")
+    lines = listed.stdout.splitlines()
+    if listed.returncode != 0 or not lines or not lines[-1].endswith("mutants"):
+        failures.append(f"--list failed: {listed.stdout}{listed.stderr}")
+    mutants = lines[:-1]
+    for wanted in ("max -> min", "- -> +", "< -> <=", "(sign dropped)"):
+        if not any(wanted in m for m in mutants):
+            failures.append(f"no mutant '{wanted}' among 7.5's: {mutants}")
+    one = mutate("1", "--exercise", "1.1", "--list").stdout
+    if "19:68" in one or "<double>" in one:
+        failures.append(f"a template argument list was mutated as a comparison:\n{one}")
+    sample = mutate("7", "--exercise", "7.5", "--sample", "2", "--seed", "5", "--build", build)
+    if sample.returncode != 0 or "2 killed" not in sample.stdout:
+        failures.append(f"the sample of 7.5's mutants was not killed:\n{sample.stdout}{sample.stderr}")
+    for failure in failures:
+        print(f"FAIL: {failure}")
+    print("mutate.py: " + ("its sample is killed" if not failures else f"{len(failures)} problems"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
