@@ -190,7 +190,8 @@ def main() -> int:
 
     build = args.build.resolve()
     link = link_command(build, f"{chapter.target}_checks")
-    library = next(w for w in link if w.endswith(f"lib{chapter.target}_reference.a"))
+    # The checks link the reference either as its archive or as its exercise objects themselves.
+    library = next((w for w in link if w.endswith(f"lib{chapter.target}_reference.a")), None)
     reference_objects = {}
     for e in chapter.exercises:
         command, _ = compile_command(build, solutions / chapter.source_of(e))
@@ -218,8 +219,15 @@ def main() -> int:
             objects = [str(obj) if e == exercise else o for e, o in reference_objects.items()]
             binary = work / "checks"
             linked = [w for w in link]
-            at = linked.index(library)
-            linked[at:at + 1] = objects
+            if library is not None:
+                at = linked.index(library)
+                linked[at:at + 1] = objects
+            else:  # swap the mutated file's object for the reference's, wherever the link names it
+                reference = reference_objects[exercise]
+                linked = [str(obj) if w == reference or str(build / w) == reference else w for w in linked]
+                if str(obj) not in linked:
+                    raise SystemExit(f"the link of {chapter.target}_checks names neither lib{chapter.target}_reference.a "
+                                     f"nor {reference}: tools/mutate.py cannot place a mutant in it")
             linked[linked.index("-o") + 1] = str(binary)
             link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
             if link_run.returncode != 0:
