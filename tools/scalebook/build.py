@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 from .chapters import ROOT, Chapter
+from .checks import undefined_symbols
 from .ui import Progress
 
 
@@ -284,11 +285,8 @@ def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,
 
 def undefined(path: Path) -> set[str]:
     """The demangled symbols an object file or a program needs and does not define (nm -u)."""
-    try:
-        text = subprocess.run(["nm", "-uC", str(path)], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    return {line.split(None, 1)[1] for line in text.splitlines() if line.strip().startswith("U ")}
+    return {line.split(None, 1)[1] for line in undefined_symbols(path).splitlines()
+            if line.strip().startswith("U ")}
 
 
 def tail(path: Path, lines: int = 25) -> str:
