@@ -38,7 +38,9 @@ file(WRITE "${SCALEBOOK_GRADING_KIT}" "")
 # One implementation of a chapter's contract: an OBJECT library per exercise file (PREFIX_ex1, ...)
 # and a STATIC library PREFIX of them all. Its sources see SCALEBOOK_EXERCISE_CHAPTER=<number>:
 # lib's copies of what this chapter or a later one teaches refuse to be included (#error), so an
-# exercise cannot hand in lib's answer. OBJECTS may add already-compiled objects (a mutant reuses
+# exercise cannot hand in lib's answer. It links only the parts of lib the chapter's exercises may
+# use (scalebook_lib_for_<N>, lib/CMakeLists.txt), as a graded worker does: a prototype of a later
+# answer redeclared by hand does not link. OBJECTS may add already-compiled objects (a mutant reuses
 # the reference's objects of the files it leaves alone).
 # UNCACHED: compiled without ccache (the student's own files, see scalebook_add_chapter).
 function(_scalebook_contract_library prefix sources chapter_dir number)
@@ -51,7 +53,7 @@ function(_scalebook_contract_library prefix sources chapter_dir number)
     set(target ${prefix}_ex${index})
     add_library(${target} OBJECT "${source}")
     target_include_directories(${target} PUBLIC "${chapter_dir}")
-    target_link_libraries(${target} PUBLIC scalebook::lib)
+    target_link_libraries(${target} PUBLIC scalebook_lib_for_${chapter_number})
     target_compile_definitions(${target} PRIVATE SCALEBOOK_EXERCISE_CHAPTER=${chapter_number})
     set_target_properties(${target} PROPERTIES SCALEBOOK_FAST_COMPILE ON)  # -O1: see lib/CMakeLists.txt
     if(ARG_UNCACHED)
@@ -64,7 +66,7 @@ function(_scalebook_contract_library prefix sources chapter_dir number)
   endforeach()
   add_library(${prefix} STATIC ${objects})
   target_include_directories(${prefix} PUBLIC "${chapter_dir}")
-  target_link_libraries(${prefix} PUBLIC scalebook::lib)
+  target_link_libraries(${prefix} PUBLIC scalebook_lib_for_${chapter_number})
   set_target_properties(${prefix} PROPERTIES LINKER_LANGUAGE CXX)
 endfunction()
 
@@ -164,15 +166,18 @@ function(scalebook_add_chapter)
   # The checks link the track's objects themselves rather than its archive: after a student's edit
   # they are relinked at once, without first rewriting libchNN_track.a (cmake -E rm, ar, ranlib: a
   # third of a second of the wait on a loaded 2-core machine).
+  # lib: only the parts the chapter's exercises may use, as in grading (see _scalebook_contract_library).
   add_executable(${ch}_checks $<TARGET_OBJECTS:${ch}_checks_objects> ${track_objects})
-  target_link_libraries(${ch}_checks PRIVATE scalebook::lib scalebook::testing scalebook::doctest_main)
+  target_link_libraries(${ch}_checks PRIVATE scalebook_lib_for_${chapter_number} scalebook::testing
+                                             scalebook::doctest_main)
   set_target_properties(${ch}_checks PROPERTIES ENABLE_EXPORTS ON)  # as _scalebook_checks_executable
   set(partial_objects "${CMAKE_CURRENT_BINARY_DIR}/track_objects.rsp")
   if(NOT EXISTS "${partial_objects}")
     file(WRITE "${partial_objects}" "")
   endif()
   add_executable(${ch}_checks_partial EXCLUDE_FROM_ALL $<TARGET_OBJECTS:${ch}_checks_objects>)
-  target_link_libraries(${ch}_checks_partial PRIVATE scalebook::lib scalebook::testing scalebook::doctest_main)
+  target_link_libraries(${ch}_checks_partial PRIVATE scalebook_lib_for_${chapter_number} scalebook::testing
+                                                     scalebook::doctest_main)
   # A call into an exercise that did not compile lands on address 0 (a crash the runner names);
   # gold links that, ld.bfd does not.
   target_link_options(${ch}_checks_partial PRIVATE -fuse-ld=gold "@${partial_objects}"
@@ -316,13 +321,16 @@ function(scalebook_add_chapter)
   endif()
 
   # --- the lesson, once compiled, linked against the reference and against the track -------------
+  # The lesson's own code may use all of lib (chapter 1's trains lib's MLP of chapter 2). The
+  # exercises it calls were linked under the chapter's rule first: `./workbook run` checks the
+  # chapter and runs no lesson while an exercise does not link.
   add_library(${ch}_lesson_objects OBJECT "${chapter_dir}/${ARG_LESSON}")
-  target_link_libraries(${ch}_lesson_objects PRIVATE ${ch}_track)
+  target_link_libraries(${ch}_lesson_objects PRIVATE ${ch}_track scalebook::lib)
   add_executable(${ch}_lesson_track $<TARGET_OBJECTS:${ch}_lesson_objects>)
-  target_link_libraries(${ch}_lesson_track PRIVATE ${ch}_track)
+  target_link_libraries(${ch}_lesson_track PRIVATE ${ch}_track scalebook::lib)
   if(NOT SCALEBOOK_STUDENT_EDITION)
     add_executable(${ch}_lesson $<TARGET_OBJECTS:${ch}_lesson_objects>)
-    target_link_libraries(${ch}_lesson PRIVATE ${ch}_reference)
+    target_link_libraries(${ch}_lesson PRIVATE ${ch}_reference scalebook::lib)
     add_test(NAME "${ARG_NAME} lesson output is identical run to run"
              COMMAND "${CMAKE_COMMAND}" -D "LESSON=$<TARGET_FILE:${ch}_lesson>"
                      -D "WORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/determinism"

@@ -12,6 +12,7 @@ import zlib
 from pathlib import Path
 
 from .chapters import ROOT, Chapter
+from .checks import undefined_symbols
 from .ui import Progress
 
 
@@ -124,6 +125,55 @@ def first_error(lines: list[str], source: str) -> str:
     return "the file does not compile"
 
 
+LIB_HEADERS = ROOT / "lib" / "include" / "scalebook"
+NOT_LINKED = ("{file} does not link: {symbol} is an exercise's answer in lib, and lib's answers of "
+              "chapter {number} and later are not linked into chapter {number}, here as in grading: "
+              "write it yourself")
+UNDEFINED = "{file} does not link: nothing linked into chapter {number} defines {symbol}"
+
+
+def unlinked_calls(lines: list[str], objects: dict[str, str]) -> dict[str, list[str]]:
+    """The linker's "undefined reference" errors that belong to an exercise: {exercise: [symbol]}.
+    OBJECTS: object path as the link command names it -> exercise. gold names the object on the
+    error's own line ("obj.o:file.cpp:function f: error: undefined reference to 'g'"); ld.bfd on the
+    line before ("obj.o: in function `f':"). Errors of lib's own objects belong to no exercise."""
+    found: dict[str, list[str]] = {}
+    current = None
+    for line in lines:
+        named = next((e for obj, e in objects.items() if obj in line), None)
+        match = re.search(r"undefined reference to [`'](.+)'\s*$", line)
+        if match:
+            gold = re.match(r"^[^:\s]+\.o\)?:", line) is not None
+            exercise = named if gold else current
+            if exercise is not None and match.group(1) not in found.get(exercise, []):
+                found.setdefault(exercise, []).append(match.group(1))
+        elif "in function" in line:
+            current = named
+    return found
+
+
+def lib_answer(symbol: str) -> str | None:
+    """scalebook::softmax_rows for a call to lib's own function of that name (declared in one of
+    lib's headers), None for any other symbol."""
+    match = re.match(r"^scalebook::(\w+)\(", symbol)
+    if not match or not LIB_HEADERS.is_dir():
+        return None
+    name = match.group(1)
+    for header in LIB_HEADERS.glob("*.hpp"):
+        if re.search(rf"\b{name}\s*\(", header.read_text(errors="replace")):
+            return f"scalebook::{name}"
+    return None
+
+
+def link_message(shown_file: str, number: int, symbols: list[str]) -> str:
+    """What a student reads when their exercise calls what chapter NUMBER's checks do not link."""
+    for symbol in symbols:
+        answer = lib_answer(symbol)
+        if answer:
+            return NOT_LINKED.format(file=shown_file, symbol=answer + "()", number=number)
+    return UNDEFINED.format(file=shown_file, symbol=symbols[0], number=number)
+
+
 def forget_changed_sources(build_dir: Path, chapter: Chapter, state_dir: Path) -> None:
     """ninja rebuilds by modification time; a file copied with its old time (cp -p, a backup, an
     editor that keeps times) would keep its stale object. The content decides instead: an exercise
@@ -186,23 +236,57 @@ def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,
         return ChapterBuild(None, {}, log, f"the build took longer than {timeout:g} s")
     failed = failed_outputs(output)
     compiled, errors = [], {}
-    for exercise, source, obj in exercise_objects(build_dir, chapter):
+    objects = exercise_objects(build_dir, chapter)
+    for exercise, source, obj in objects:
         relative = os.path.normpath(os.path.relpath(obj, build_dir))
         if relative in failed or str(obj) in failed:
             errors[exercise] = first_error(failed.get(relative) or failed.get(str(obj)) or [], source)
         else:
             compiled.append(obj)
+    # Every file compiled but the checks do not link: an exercise that calls what the chapter does
+    # not link (lib's answer of this chapter or a later one, or a function never written) costs
+    # that exercise only.
+    link_lines = failed.get(os.path.normpath(os.path.relpath(checks, build_dir))) or []
+    named = {os.path.normpath(os.path.relpath(obj, build_dir)): e for e, _, obj in objects}
+    named.update({str(obj): e for e, _, obj in objects})
+    folder = track_dir(build_dir).name + "/" + chapter.folder
+    for exercise, symbols in unlinked_calls(link_lines, named).items():
+        source, obj = next((s, o) for e, s, o in objects if e == exercise)
+        errors[exercise] = link_message(f"{folder}/{source}", chapter.number, symbols)
+        compiled = [o for o in compiled if o != obj]
     if not errors:  # something other than an exercise failed: the checks or the library
         lines = [line for lines in failed.values() for line in lines] or output.splitlines()
         return ChapterBuild(None, {}, log, first_error(lines, "checks.cpp"))
     rsp = build_dir / "chapters" / chapter.folder / "track_objects.rsp"
-    rsp.write_text("".join(f"{obj}\n" for obj in compiled))  # rewritten: relinks with fresh objects
     partial = checks.with_name(f"{chapter.target}_checks_partial")
-    code, more = build(build_dir, [partial.name], log.with_suffix(".partial.log"), progress,
-                       timeout=timeout)
-    if code != 0:
-        return ChapterBuild(None, errors, log, first_error(more.splitlines(), "checks"))
+    for _ in range(2):
+        rsp.write_text("".join(f"{obj}\n" for obj in compiled))  # rewritten: relinks with fresh objects
+        code, more = build(build_dir, [partial.name], log.with_suffix(".partial.log"), progress,
+                           timeout=timeout)
+        if code != 0:
+            return ChapterBuild(None, errors, log, first_error(more.splitlines(), "checks"))
+        # The partial link leaves every call unresolved, so that the exercises which compiled run
+        # without those which did not; a call it left into lib (not into this chapter's exercises)
+        # would not link in the whole chapter either, and costs its exercise as above.
+        left = undefined(partial)
+        own = f"scalebook::ch{chapter.number:02d}::"
+        unlinked = {}
+        for exercise, source, obj in objects:
+            calls = [s for s in undefined(obj) if s in left and s.startswith("scalebook::")
+                     and not s.startswith(own)] if obj in compiled else []
+            if calls:
+                unlinked[obj] = link_message(f"{folder}/{source}", chapter.number, calls)
+                errors[exercise] = unlinked[obj]
+        if not unlinked:
+            break
+        compiled = [o for o in compiled if o not in unlinked]
     return ChapterBuild(partial, errors, log)
+
+
+def undefined(path: Path) -> set[str]:
+    """The demangled symbols an object file or a program needs and does not define (nm -u)."""
+    return {line.split(None, 1)[1] for line in undefined_symbols(path).splitlines()
+            if line.strip().startswith("U ")}
 
 
 def tail(path: Path, lines: int = 25) -> str:

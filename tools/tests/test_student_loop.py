@@ -48,6 +48,19 @@ def copy_tree(target: Path) -> None:
         shutil.copy2(ROOT / name, target / name)
 
 
+def student_tree(temp: str) -> Path:
+    """A scratch copy of the workbook in TEMP, configured as a student's (the student preset)."""
+    tree = Path(temp) / "workbook"
+    tree.mkdir()
+    copy_tree(tree)
+    # Share the maintainers' compiler cache ($CCACHE_DIR, else build/ccache): lib and the checks
+    # are not recompiled from zero.
+    cache = os.environ.get("CCACHE_DIR") or ROOT / "build" / "ccache"
+    subprocess.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={cache}"],
+                   cwd=tree, stdout=subprocess.DEVNULL, check=True)
+    return tree
+
+
 def workbook(tree: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([str(tree / "workbook"), *args], cwd=tree, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL,
@@ -179,14 +192,7 @@ def main() -> int:
         return 1 if failures else 0
     unit_checks()
     with tempfile.TemporaryDirectory(prefix="scalebook-loop-") as temp:
-        tree = Path(temp) / "workbook"
-        tree.mkdir()
-        copy_tree(tree)
-        # Share the maintainers' compiler cache ($CCACHE_DIR, else build/ccache): lib and the checks
-        # are not recompiled from zero.
-        cache = os.environ.get("CCACHE_DIR") or ROOT / "build" / "ccache"
-        subprocess.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={cache}"],
-                       cwd=tree, stdout=subprocess.DEVNULL, check=True)
+        tree = student_tree(temp)
 
         # The command line refuses what it does not understand, with the usage line.
         for args, said in ((["check", "3", "4"], "unrecognized arguments: 4"),
