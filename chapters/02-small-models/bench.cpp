@@ -228,6 +228,7 @@ int main(int argc, char** argv) {
     }
   }
   const std::string track = SCALEBOOK_BENCH_TRACK;  // "yours" or "the reference's"
+  const std::string whose = track == "yours" ? "your" : track;  // before a noun
   scalebook::Dataset data;
   Run lib;
   try {
@@ -255,7 +256,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "ch02_bench: %s chapter-2 functions (2.1 to 2.3) do not yet train the network as lib's trainer "
                    "does (after %d epochs of fold 1: validation MAE %.6g, lib's %.6g): ./workbook check 2 says "
-                   "where\n", track.c_str(), kCheckEpochs, mine, lib_mae);
+                   "where\n", whose.c_str(), kCheckEpochs, mine, lib_mae);
       return 3;
     }
     const scalebook::ch02::Folds folds = scalebook::ch02::kfold_splits(data.x.rows(), kFolds);
@@ -264,7 +265,7 @@ int main(int argc, char** argv) {
       same = folds[f].train == expected[f].train && folds[f].validation == expected[f].validation;
     if (!same) {
       std::fprintf(stderr, "ch02_bench: %s kfold_splits (exercise 2.4) does not yet split the %ld rows into %d "
-                   "folds as lib's does: ./workbook check 2 says where\n", track.c_str(),
+                   "folds as lib's does: ./workbook check 2 says where\n", whose.c_str(),
                    static_cast<long>(data.x.rows()), kFolds);
       return 3;
     }
@@ -272,13 +273,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "ch02_bench: the first row trains with %s chapter-2 functions (2.1 to 2.4), and %s.\n"
                  "Finish exercise %s first: ./workbook check 2 shows where each exercise stands.\n",
-                 track.c_str(), e.what(), e.exercise_id().c_str());
+                 whose.c_str(), e.what(), e.exercise_id().c_str());
     return 3;
   } catch (const std::exception& e) {
     std::fprintf(stderr,
                  "ch02_bench: %s chapter-2 functions (2.1 to 2.4) did not train the network: %s\n"
                  "./workbook check 2 shows which exercise is wrong.\n",
-                 track.c_str(), e.what());
+                 whose.c_str(), e.what());
     return 3;
   }
   const Run mine = best_of(repeat, [&] { return kfold_track(data); });
