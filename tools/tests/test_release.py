@@ -13,7 +13,10 @@ the command says; a refusal or any other error fails the test). The book shows t
 shipped. The student commits a solved 1.1; the instructor fixes a sentence of chapter 1's page
 and a check of 1.2 and releases again with a message: one commit with exactly those two files;
 the student pulls: the work is kept, the fix is there, and `./workbook check 1` runs the fixed
-check. This tree grades a submission made from the edition."""
+check. This tree grades a submission made from the edition. `./workbook bench 2` and `bench 7` name the
+exercise to finish first on the stubs, and with chapters 2, 3, 4 and 7 solved time the student's
+own code; CMakePresets.json's student presets configure, build and list the checks with plain
+cmake and ctest, as an editor's CMake support runs them."""
 from __future__ import annotations
 
 import html
@@ -162,6 +165,65 @@ def runs_as_promised(student: Student, clone: Path, command: str) -> tuple[bool,
     return ok, f"status {result.returncode}: {said[-500:]}"
 
 
+def benches_time_the_students_code(student: Student, clone: Path, instructor: Path) -> None:
+    """With chapters 2, 3, 4 and 7 solved (the reference's files in the student's exercises/),
+    `./workbook bench 2` and `bench 7` run and time the student's own code, both sides of each
+    comparison alike; then the student's exercises/ is as it was."""
+    for chapter in ("02-small-models", "03-attention-scaling", "04-causal-masking", "07-under-the-hood"):
+        for source in (instructor / "solutions" / chapter).glob("*.cpp"):
+            mine = clone / "exercises" / chapter / source.name
+            mine.write_text(source.read_text())
+            student.own(mine)
+    runs = {"2": ["--repeat", "2"], "7": ["--repetitions", "2"]}
+    said = {}
+    for number, extra in runs.items():
+        started = time.monotonic()
+        bench = student.run([str(clone / "workbook"), "bench", number, *extra], clone)
+        said[number] = bench.stdout + bench.stderr
+        print(f"--- ./workbook bench {number} {' '.join(extra)} with solved exercises "
+              f"({time.monotonic() - started:.0f} s):\n{said[number]}---", flush=True)
+        expect(bench.returncode == 0 and "Traceback" not in said[number],
+               f"./workbook bench {number} runs on solved exercises (status {bench.returncode})")
+    mine = said["2"].split("Now on this machine", 1)[-1]
+    rows = {label: re.search(rf"^  {re.escape(label)}.*?\s([0-9.]+)\s+([0-9.]+)$", mine, re.M)
+            for label in ("yours: exercises 2.1-2.4", "lib's trainer")}
+    expect(all(rows.values()) and "best of 2 runs" in mine and "CPU seconds" in mine
+           and all(float(m.group(1)) > 0 for m in rows.values() if m)
+           and abs(float(rows["yours: exercises 2.1-2.4"].group(2)) - float(rows["lib's trainer"].group(2))) < 0.05,
+           "bench 2 trains with the student's 2.1-2.4 and lib's trainer, each the best of 2 runs in CPU "
+           "seconds, to the same validation MAE")
+    mine = said["7"].split("Now on this machine", 1)[-1]
+    timed = [re.search(rf"^  {re.escape(label)}.*?\s([0-9.]+)\s+[0-9.]+$", mine, re.M)
+             for label in ("naive, yours: 4.3 causal_attention", "tiled, yours: 7.6 tiled_attention")]
+    expect(all(timed) and all(float(m.group(1)) > 0 for m in timed if m) and "the best of 2 repetitions" in mine,
+           "bench 7 times the student's 4.3 against their 7.6, each the best of 2 repetitions")
+    restored = student.run(["git", "checkout", "--", "exercises"], clone)
+    expect(restored.returncode == 0 and not student.run(["git", "status", "--porcelain"], clone).stdout.strip(),
+           "the student's exercises/ is as it was after the benchmarks")
+
+
+def presets_work_as_an_editor_uses_them(student: Student, clone: Path) -> None:
+    """What VS Code's CMake Tools runs, by hand: CMakePresets.json's student configure, build and
+    test presets, and the test list its test explorer reads, each check of the edition in it."""
+    checks = sum(len(re.findall(r'TEST_CASE[ ]*\("', p.read_text())) for p in clone.glob("chapters/*/checks.cpp"))
+    configured = student.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={student.cache}"], clone)
+    built = student.run(["cmake", "--build", "--preset", "student"], clone)
+    listed = student.run(["ctest", "--preset", "student", "-N"], clone)
+    count = re.search(r"^Total Tests: (\d+)$", listed.stdout, re.M)
+    expect(configured.returncode == 0 and built.returncode == 0 and listed.returncode == 0 and count is not None
+           and int(count.group(1)) == checks > 0 and "01-feature-scaling/1.1 " in listed.stdout,
+           f"cmake --preset student, cmake --build --preset student and ctest --preset student -N work in the "
+           f"edition, listing its {checks} checks: {count.group(0) if count else ''} "
+           f"{configured.stderr[-300:]}{built.stdout[-300:]}{built.stderr[-300:]}{listed.stderr[-300:]}")
+    shown = student.run(["ctest", "--preset", "student", "--show-only=json-v1"], clone)
+    try:
+        names = [test["name"] for test in json.loads(shown.stdout)["tests"]]
+    except (ValueError, KeyError):
+        names = []
+    expect(len(names) == checks and all("/" in name for name in names),
+           f"ctest's JSON test list (what CMake Tools' test explorer reads) names the {checks} checks: {len(names)}")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="scalebook-release-") as temp:
         base = Path(temp)
@@ -230,8 +292,18 @@ def main() -> int:
             expect(ok, f"`{command}` runs in the edition, as a non-root student ({time.monotonic() - started:.0f} s)"
                        + ("" if ok else f": {said}"))
         bench = student.run([str(clone / "workbook"), "bench", "7"], clone)
-        expect("Measured at release" in bench.stdout and "7.6" in bench.stdout + bench.stderr,
-               f"./workbook bench 7 shows the release figures, then times the student's 7.6 {bench.stdout[-400:]}")
+        said = bench.stdout + bench.stderr
+        expect("Measured at release" in bench.stdout and bench.returncode == 3 and "Finish exercise 7.6 first" in said
+               and "Traceback" not in said,
+               f"./workbook bench 7 on the stubs shows the release figures, then names the exercise to finish "
+               f"first (status {bench.returncode}): {said[-400:]}")
+        bench = student.run([str(clone / "workbook"), "bench", "2", "--no-torch"], clone)
+        said = bench.stdout + bench.stderr
+        expect(bench.returncode == 3 and "Finish exercise 2.1 first" in said and "Traceback" not in said,
+               f"./workbook bench 2 on the stubs names the exercise to finish first (status {bench.returncode}): "
+               f"{said[-400:]}")
+        benches_time_the_students_code(student, clone, instructor)
+        presets_work_as_an_editor_uses_them(student, clone)
 
         # The book shows the stubs as shipped, whatever the student's exercises/ hold.
         solved = clone / "exercises" / "01-feature-scaling" / "ex1_fit_scaling.cpp"

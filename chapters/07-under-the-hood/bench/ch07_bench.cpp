@@ -1,19 +1,26 @@
 // Chapter 7 benchmark — naive vs tiled attention, and the machine's own limit.
 //
 // Compiled at -O3 -march=native as its own target (ch07_bench, not part of `all`: students never
-// wait for it). In the reference track it includes the REFERENCE tiled attention (solutions/
-// 07-under-the-hood/ex6_tiled_attention.cpp) so that the code measured is the code the book shows,
-// compiled for speed, and runs its algorithm in double (the exercise) and float. In any other track
-// (SCALEBOOK_BENCH_CONTRACT: the student's exercises, in the student edition) it calls exercise
-// 7.6 through its contract, in double only, after making sure it runs and agrees with the naive
-// version: timing a wrong or unfinished answer would mean nothing.
+// wait for it), with lib's Eigen alignment (see CMakeLists.txt). It times the build's track: in
+// the reference track the REFERENCE tiled attention (solutions/07-under-the-hood/
+// ex6_tiled_attention.cpp, included here so that the code measured is the code the book shows,
+// compiled for speed) in double (the exercise) and float; in any other track
+// (SCALEBOOK_BENCH_CONTRACT: the student's exercises, in the student edition) exercise 7.6 through
+// its contract, in double only. The naive side is the track's own plain attention, through the
+// chapter contracts: chapter 4's causal_attention (4.3) with a causal mask, chapter 3's
+// scaled_scores and softmax_rows (3.2, 3.3) times V without one. Before timing, each must run and
+// agree with the benchmark's own naive version: timing a wrong or unfinished answer would mean
+// nothing (exit status 3 names the exercise to finish first).
 //
-// Benchmarks (Google Benchmark; the runner tools/bench_ch07.py asks for warm-up and repetitions
-// and reads medians):
-//   tiled/<type>/<n>/<causal>    tiled_attention_core, blocks of kBlockQ x kBlockK
-//   naive/<type>/<n>/<causal>    the (n, n) score matrix, a softmax over it, times V
-//   eigen_qk/<type>/<n>          Eigen's product (n, d)·(d, n): the shape of Q Kᵀ
-//   eigen_pv/<type>/<n>          Eigen's product (n, n)·(n, d): the shape of weights times V
+// Benchmarks (Google Benchmark; the runner tools/bench_ch07.py asks for a warm-up and repetitions
+// and keeps the best):
+//   tiled/<type>/<n>/<causal>        the track's 7.6 (tiled_attention_core in the reference track),
+//                                    blocks of kBlockQ x kBlockK
+//   naive/double/<n>/<causal>        the track's 4.3 (causal), or 3.2 and 3.3 times V (no mask)
+//   naive_eigen/<type>/<n>/<causal>  the benchmark's own naive version: the (n, n) score matrix,
+//                                    a softmax over it in place, times V
+//   eigen_qk/<type>/<n>              Eigen's product (n, d)·(d, n): the shape of Q Kᵀ
+//   eigen_pv/<type>/<n>              Eigen's product (n, n)·(n, d): the shape of weights times V
 // Counters: GFLOPs (rate of the FLOPs actually performed: 2 per multiply-add of the products),
 // useful_GFLOPs (4·d per allowed score: what attention needs), peak_MiB (heap bytes live at once
 // during one call, measured by counting every allocation).
@@ -35,11 +42,15 @@
 #include <random>
 
 #include "allocation_meter.hpp"
-#ifdef SCALEBOOK_BENCH_CONTRACT
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <type_traits>
 
+// The track's plain attention (ch07_bench_naive): chapter 3's 3.2 and 3.3, chapter 4's 4.3.
+#include "attention_scaling.hpp"
+#include "causal_masking.hpp"
+#ifdef SCALEBOOK_BENCH_CONTRACT
 #include "under_the_hood.hpp"  // the track's 7.6, compiled at -O3 -march=native (ch07_bench_track)
 #else
 #include "ex6_tiled_attention.cpp"  // the reference itself, compiled here at -O3 -march=native
@@ -73,7 +84,7 @@ Mat<Scalar> random_matrix(Index rows, Index cols, unsigned seed) {
   return m;
 }
 
-// Naive attention as most code writes it: the whole (n, n) matrix, stored transposed (a column
+// The benchmark's own naive attention, as most code writes it: the whole (n, n) matrix, stored transposed (a column
 // per query, so the softmax runs over contiguous memory), masked by -inf when causal, then a
 // softmax per query and one product with V.
 template <class Scalar>
@@ -94,6 +105,17 @@ void naive_attention(const Mat<Scalar>& q, const Mat<Scalar>& k, const Mat<Scala
     column /= column.head(visible).sum();
   }
   out.noalias() = scores_t.transpose() * v;
+}
+
+// The track's naive attention, through the chapter contracts: 4.3 with a causal mask, 3.2 and 3.3
+// (then the product with V) without one.
+void track_naive(const Mat<double>& q, const Mat<double>& k, const Mat<double>& v, bool causal, Mat<double>& out) {
+  if (causal) {
+    out = scalebook::ch04::causal_attention(q, k, v, scalebook::Alignment::TopLeft);
+  } else {
+    const Mat<double> weights = scalebook::ch03::softmax_rows(scalebook::ch03::scaled_scores(q, k));
+    out.noalias() = weights * v;
+  }
 }
 
 #ifdef SCALEBOOK_BENCH_CONTRACT
@@ -165,20 +187,22 @@ void bm_tiled(benchmark::State& state) {
   state.counters["tiles_skipped"] = static_cast<double>(skipped);
 }
 
-template <class Scalar>
-void bm_naive(benchmark::State& state) {
+// Times one naive attention, call(q, k, v, causal, out), of n = range(0) queries and keys, with a
+// causal mask when range(1) is 1.
+template <class Scalar, class Call>
+void time_naive(benchmark::State& state, Call call) {
   const Index n = state.range(0);
   const bool causal = state.range(1) != 0;
   const auto q = random_matrix<Scalar>(n, kD, 1), k = random_matrix<Scalar>(n, kD, 2),
              v = random_matrix<Scalar>(n, kD, 3);
-  Mat<Scalar> scores_t, out;
+  Mat<Scalar> out;
   {
     scalebook::AllocationMeter meter;
-    naive_attention<Scalar>(q, k, v, causal, scores_t, out);
+    call(q, k, v, causal, out);
     state.counters["peak_MiB"] = mib(meter.stop().peak_bytes);
   }
   for (auto _ : state) {
-    naive_attention<Scalar>(q, k, v, causal, scores_t, out);
+    call(q, k, v, causal, out);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -186,6 +210,15 @@ void bm_naive(benchmark::State& state) {
   state.counters["GFLOPs"] = benchmark::Counter(performed * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["useful_GFLOPs"] =
       benchmark::Counter(useful_flops(n, causal) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void bm_naive(benchmark::State& state) { time_naive<double>(state, track_naive); }  // the track's 4.3, or 3.2 and 3.3
+
+template <class Scalar>
+void bm_naive_eigen(benchmark::State& state) {
+  Mat<Scalar> scores_t;  // reused from call to call, as most code would
+  time_naive<Scalar>(state, [&](const Mat<Scalar>& q, const Mat<Scalar>& k, const Mat<Scalar>& v, bool causal,
+                                Mat<Scalar>& out) { naive_attention<Scalar>(q, k, v, causal, scores_t, out); });
 }
 
 template <class Scalar>
@@ -231,39 +264,65 @@ BENCHMARK(bm_tiled<double>)->Name("tiled/double")->Apply(sizes_with_causal)->Uni
 #ifndef SCALEBOOK_BENCH_CONTRACT
 BENCHMARK(bm_tiled<float>)->Name("tiled/float")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
 #endif
-BENCHMARK(bm_naive<double>)->Name("naive/double")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_naive<float>)->Name("naive/float")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_naive)->Name("naive/double")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_naive_eigen<double>)->Name("naive_eigen/double")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_naive_eigen<float>)->Name("naive_eigen/float")->Apply(sizes_with_causal)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_eigen_qk<double>)->Name("eigen_qk/double")->Apply(sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_eigen_qk<float>)->Name("eigen_qk/float")->Apply(sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_eigen_pv<double>)->Name("eigen_pv/double")->Apply(sizes)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_eigen_pv<float>)->Name("eigen_pv/float")->Apply(sizes)->Unit(benchmark::kMillisecond);
 
 #ifdef SCALEBOOK_BENCH_CONTRACT
-// Before timing the track's 7.6: it must run and agree with the naive version on a causal and an
-// unmasked case of a size with a ragged last tile. Exit status 3 says why not, on one line.
-int track_is_ready() {
+constexpr const char* kWhose = "your";
+#else
+constexpr const char* kWhose = "the reference's";
+#endif
+
+// Runs one of the track's exercises before it is timed: it must run and agree with the benchmark's
+// own naive attention (to 1e-9) on a causal and an unmasked case of a size with a ragged last tile.
+// Returns 0, or 3 after saying on stderr which exercise to finish first.
+template <class Call>
+int agrees(const char* what, const char* chapter, bool causal, Call call) {
   const Index n = 2 * kBlockQ + 37;
   const Mat<double> q = random_matrix<double>(n, kD, 1), k = random_matrix<double>(n, kD, 2),
                     v = random_matrix<double>(n, kD, 3);
-  for (const bool causal : {true, false}) {
-    Mat<double> scores_t, expected, out;
-    Index computed = 0, skipped = 0;
-    naive_attention<double>(q, k, v, causal, scores_t, expected);
-    try {
-      tiled_core<double>(q, k, v, causal ? Masking::CausalTopLeft : Masking::None, out, computed, skipped);
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "ch07_bench: exercise 7.6 did not run: %s\n", error.what());
-      return 3;
-    }
-    if (out.rows() != n || out.cols() != kD || !((out - expected).cwiseAbs().maxCoeff() <= 1e-9)) {
-      std::fprintf(stderr,
-                   "ch07_bench: exercise 7.6 does not yet agree with the naive attention (n = %ld, %s): "
-                   "./workbook check 7 says where\n",
-                   static_cast<long>(n), causal ? "causal" : "no mask");
-      return 3;
-    }
+  Mat<double> scores_t, expected, out;
+  naive_attention<double>(q, k, v, causal, scores_t, expected);
+  try {
+    call(q, k, v, causal, out);
+  } catch (const scalebook::NotImplemented& error) {
+    std::fprintf(stderr, "ch07_bench: a row times %s %s, and %s.\nFinish exercise %s first: ./workbook check %s "
+                 "shows where each exercise stands.\n", kWhose, what, error.what(), error.exercise_id().c_str(), chapter);
+    return 3;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ch07_bench: %s %s did not run: %s\n./workbook check %s shows which exercise is wrong.\n",
+                 kWhose, what, error.what(), chapter);
+    return 3;
+  }
+  if (out.rows() != n || out.cols() != kD || !((out - expected).cwiseAbs().maxCoeff() <= 1e-9)) {
+    std::fprintf(stderr,
+                 "ch07_bench: %s %s does not yet agree with the naive attention (n = %ld, %s): "
+                 "./workbook check %s says where\n",
+                 kWhose, what, static_cast<long>(n), causal ? "causal" : "no mask", chapter);
+    return 3;
   }
   return 0;
+}
+
+int track_is_ready() {
+  const auto tiled = [](const Mat<double>& q, const Mat<double>& k, const Mat<double>& v, bool causal,
+                        Mat<double>& out) {
+    Index computed = 0, skipped = 0;
+    tiled_core<double>(q, k, v, causal ? Masking::CausalTopLeft : Masking::None, out, computed, skipped);
+  };
+  for (const bool causal : {true, false}) {
+    if (const int code = agrees("tiled attention (exercise 7.6)", "7", causal, tiled); code != 0) return code;
+  }
+  if (const int code = agrees("naive attention (exercise 4.3, causal_attention)", "4", true, track_naive);
+      code != 0)
+    return code;
+  return agrees("naive attention without a mask (exercises 3.2 and 3.3, scaled_scores and softmax_rows)", "3",
+                false, track_naive);
 }
 
 int main(int argc, char** argv) {
@@ -274,6 +333,3 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   return 0;
 }
-#else
-BENCHMARK_MAIN();
-#endif
