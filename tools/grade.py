@@ -150,7 +150,12 @@ def compile_check_step(build_dir: Path, fallback: Path) -> Path:
     folder = build_dir if os.access(build_dir, os.W_OK) else fallback
     binary = folder / f"grade_check-{hashlib.sha256(source.read_bytes()).hexdigest()[:16]}"
     if not binary.exists():
-        built = run_quietly(["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", f"{binary}.part", str(source)])
+        # Linked statically where the C++ library's archive is installed: CTest starts the step once
+        # per check, and a static one starts in two thirds of the time (no shared libraries to load).
+        flags = ["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", f"{binary}.part", str(source)]
+        built = run_quietly([*flags, "-static"])
+        if built.returncode != 0:
+            built = run_quietly(flags)
         if built.returncode != 0:
             raise RuntimeError("compiling tools/grade_check.cpp failed:\n" + built.stdout[-3000:])
         Path(f"{binary}.part").replace(binary)
