@@ -13,6 +13,7 @@ submission's folder in the tree (DIR/ctest/NAME). This file runs from the tree's
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import math
@@ -45,7 +46,20 @@ class Step:
 
 def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
     """Compiles SOURCE in a box (or takes the identical file's earlier result from the tree's
-    object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}."""
+    object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}. Two
+    submissions graded at once with the same file: the second waits for the first's object."""
+    source_path = step.submission / "src" / chapter / source
+    if not source_path.exists():
+        return compile_unlocked(step, chapter, number, source, out)
+    cache = step.tree / "objects"
+    cache.mkdir(exist_ok=True)
+    key = hashlib.sha256(source_path.read_bytes()).hexdigest()
+    with open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return compile_unlocked(step, chapter, number, source, out)
+
+
+def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
     settings = step.settings
     source_path = step.submission / "src" / chapter / source
     shown = f"exercises/{chapter}/{source}"
@@ -264,7 +278,8 @@ def build(step: Step, chapter: str) -> int:
     if linked:
         limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=step.settings.check_seconds + 1))
         command = sandbox.write_arguments(out / "worker.box", sandbox.box_arguments(
-            [("ro", worker, "/worker")], ["/worker"], limits, count_processes=False))
+            [("ro", worker, "/worker"), ("ro", KIT / "bin" / "grade_box", "/launcher")], ["/launcher"], limits,
+            count_processes=False, as_pid_1=True))
         sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits)
     for exercise, result in exercises.items():
         if result["status"] == "compiled" and not linked:
