@@ -236,6 +236,26 @@ def link_worker(step: Step, chapter: str, out: Path, exercises: dict[str, dict])
     return link_error
 
 
+def link_once(step: Step, chapter: str, out: Path, exercises: dict[str, dict], cache: Path,
+              key: str) -> tuple[str | None, bool]:
+    """The chapter's worker from the tree's cache under KEY, or linked (link_worker) and kept there.
+    Returns the link error and whether the worker was linked before."""
+    linked_before = read_json(cache / f"{key}.json")
+    if linked_before is not None and (linked_before["link_error"] is not None or (cache / f"{key}.worker").exists()):
+        for exercise, result in linked_before["exercises"].items():
+            exercises[exercise] = dict(result, cached=exercises[exercise].get("cached", False))
+        if (cache / f"{key}.worker").exists():
+            shutil.copy2(cache / f"{key}.worker", out / "worker")
+        return linked_before["link_error"], True
+    link_error = link_worker(step, chapter, out, exercises)
+    if (out / "worker").exists() and link_error is None:
+        shutil.copy2(out / "worker", cache / f"{key}.worker.part{os.getpid()}")
+        os.replace(cache / f"{key}.worker.part{os.getpid()}", cache / f"{key}.worker")
+    write_json(cache / f"{key}.json", {"link_error": link_error, "exercises": {
+        e: {k: v for k, v in r.items() if k != "cached"} for e, r in exercises.items()}})
+    return link_error, False
+
+
 def build(step: Step, chapter: str) -> int:
     info = step.kit["chapters"][chapter]
     out = step.submission / "build" / chapter
@@ -254,25 +274,14 @@ def build(step: Step, chapter: str) -> int:
         if result["status"] == "compiled":
             digest.update(hashlib.sha256((out / f"{result['source']}.o").read_bytes()).digest())
     cache = step.tree / "objects"
+    cache.mkdir(exist_ok=True)
     key = f"link-{digest.hexdigest()}"
-    linked_before = read_json(cache / f"{key}.json")
-    if linked_before is not None and (linked_before["link_error"] is not None or (cache / f"{key}.worker").exists()):
-        for exercise, result in linked_before["exercises"].items():
-            exercises[exercise] = dict(result, cached=exercises[exercise].get("cached", False))
-        link_error = linked_before["link_error"]
-        if (cache / f"{key}.worker").exists():
-            shutil.copy2(cache / f"{key}.worker", out / "worker")
-    else:
-        link_error = link_worker(step, chapter, out, exercises)
-        cache.mkdir(exist_ok=True)
-        if (out / "worker").exists() and link_error is None:
-            shutil.copy2(out / "worker", cache / f"{key}.worker.part{os.getpid()}")
-            os.replace(cache / f"{key}.worker.part{os.getpid()}", cache / f"{key}.worker")
-        write_json(cache / f"{key}.json", {"link_error": link_error, "exercises": {
-            e: {k: v for k, v in r.items() if k != "cached"} for e, r in exercises.items()}})
+    with open(cache / f"{key}.lock", "w") as lock:  # a classmate's identical link, under way: wait for it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        link_error, linked_before = link_once(step, chapter, out, exercises, cache, key)
     write_json(out / "timing.json", {"compile": compiled_at - started, "link": time.monotonic() - compiled_at,
                                      "cached": sum(bool(r.get("cached")) for r in exercises.values()),
-                                     "linked_before": linked_before is not None})
+                                     "linked_before": linked_before})
     worker = out / "worker"
     linked = any(r["status"] == "compiled" for r in exercises.values()) and link_error is None and worker.exists()
     if linked:

@@ -1,7 +1,9 @@
 // The proxy side of scalebook/remote.hpp: starts the worker (the command in SCALEBOOK_WORKER,
 // words separated by the unit separator \x1f), sends one request per call and waits for the reply
-// at most SCALEBOOK_CALL_TIMEOUT seconds (default 5). A worker that fails is killed with its whole
-// process group and started again for the next call.
+// at most SCALEBOOK_CALL_TIMEOUT seconds (default 5). A worker that fails is killed and started
+// again for the next call. With SCALEBOOK_WORKER_BOX=1 the command starts a box that starts each
+// worker (tools/grade_box.cpp): one box serves all the checks of this process, each check with a
+// fresh worker; otherwise the command is the worker, killed with its whole process group.
 //
 // A failed call fails the check that made it, whatever the check does with the exception (it is
 // reported to doctest here, then thrown). A function that timed out is not called again in the
