@@ -143,14 +143,20 @@ def build_locked(build_dir: Path, chapters: list[Chapter]) -> None:
             raise RuntimeError("building the grading kit from this tree failed:\n" + built.stdout[-3000:])
 
 
-def compile_check_step(build_dir: Path, fallback: Path) -> Path:
-    """tools/grade_check.cpp, the step that runs each check, compiled once per version of it (in
-    FALLBACK when this user may not write BUILD_DIR)."""
-    source = ROOT / "tools" / "grade_check.cpp"
+def compile_check_step(build_dir: Path, fallback: Path, name: str = "grade_check") -> Path:
+    """tools/NAME.cpp (grade_check, the step that runs each check, or grade_box, the worker box's
+    first process), compiled once per version of it (in FALLBACK when this user may not write
+    BUILD_DIR)."""
+    source = ROOT / "tools" / f"{name}.cpp"
     folder = build_dir if os.access(build_dir, os.W_OK) else fallback
-    binary = folder / f"grade_check-{hashlib.sha256(source.read_bytes()).hexdigest()[:16]}"
+    binary = folder / f"{name}-{hashlib.sha256(source.read_bytes()).hexdigest()[:16]}"
     if not binary.exists():
-        built = run_quietly(["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", f"{binary}.part", str(source)])
+        # Linked statically where the C++ library's archive is installed: CTest starts the step once
+        # per check, and a static one starts in two thirds of the time (no shared libraries to load).
+        flags = ["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", f"{binary}.part", str(source)]
+        built = run_quietly([*flags, "-static"])
+        if built.returncode != 0:
+            built = run_quietly(flags)
         if built.returncode != 0:
             raise RuntimeError("compiling tools/grade_check.cpp failed:\n" + built.stdout[-3000:])
         Path(f"{binary}.part").replace(binary)
@@ -235,6 +241,7 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
     (kit_dir / "settings.env").write_text("".join(f"{k}={v}\n" for k, v in flat.items()))
     (kit_dir / "bin").mkdir()
     shutil.copy2(compile_check_step(build_dir, kit_dir.parent), kit_dir / "bin" / "grade_check")
+    shutil.copy2(compile_check_step(build_dir, kit_dir.parent, "grade_box"), kit_dir / "bin" / "grade_box")
     make_pch(kit, kit_dir, build_dir, settings)
     digest = hashlib.sha256()
     compiler = subprocess.run([kit["compiler"], "--version"], capture_output=True, text=True).stdout

@@ -272,7 +272,9 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
     }
   }
   const std::string results_flag = "--scalebook-results=" + results;
+  // worker.sh starts the chapter's worker box, which starts a fresh worker for each check.
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "SCALEBOOK_WORKER=" + build + "/worker.sh",
+                                  "SCALEBOOK_WORKER_BOX=1",
                                   "SCALEBOOK_BOX_CGROUPS=" + cgroups.joined(),
                                   "SCALEBOOK_CALL_TIMEOUT=" + settings.at("call_seconds"),
                                   "SCALEBOOK_CALL_CPU=" + settings.at("call_cpu_seconds"),

@@ -13,7 +13,9 @@ submission's folder in the tree (DIR/ctest/NAME). This file runs from the tree's
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import json
 import math
 import os
 import re
@@ -44,7 +46,20 @@ class Step:
 
 def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
     """Compiles SOURCE in a box (or takes the identical file's earlier result from the tree's
-    object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}."""
+    object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}. Two
+    submissions graded at once with the same file: the second waits for the first's object."""
+    source_path = step.submission / "src" / chapter / source
+    if not source_path.exists():
+        return compile_unlocked(step, chapter, number, source, out)
+    cache = step.tree / "objects"
+    cache.mkdir(exist_ok=True)
+    key = hashlib.sha256(source_path.read_bytes()).hexdigest()
+    with open(cache / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return compile_unlocked(step, chapter, number, source, out)
+
+
+def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
     settings = step.settings
     source_path = step.submission / "src" / chapter / source
     shown = f"exercises/{chapter}/{source}"
@@ -161,20 +176,14 @@ def symbols(step: Step, out: Path, sources: list[str]) -> dict[str, tuple[set[st
     return found
 
 
-def build(step: Step, chapter: str) -> int:
-    info = step.kit["chapters"][chapter]
-    out = step.submission / "build" / chapter
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    exercises: dict[str, dict] = {}
-    started = time.monotonic()
-    for exercise, source in zip(info["exercises"], info["sources"]):
-        exercises[exercise] = dict(compile_one(step, chapter, info["number"], source, out), source=source)
-    compiled_at = time.monotonic()
+def link_worker(step: Step, chapter: str, out: Path, exercises: dict[str, dict]) -> str | None:
+    """Links the chapter's worker from the exercises that compiled (OUT/worker), first taking away
+    from EXERCISES, in place, those that cannot be linked: two files that define the same symbol,
+    a file that calls an exercise that did not compile, a file that does not link. Returns the
+    worker's link error, if any."""
     compiled = [e for e, r in exercises.items() if r["status"] == "compiled"]
     source_of = {e: exercises[e]["source"] for e in exercises}
     shown = {e: f"exercises/{chapter}/{source_of[e]}" for e in exercises}
-
     table = symbols(step, out, [source_of[e] for e in compiled]) if compiled else {}
     # Two files that define the same symbol cost those two exercises only (the rest is linked).
     owners: dict[str, list[str]] = {}
@@ -224,14 +233,62 @@ def build(step: Step, chapter: str) -> int:
             if code != 0 and compiled:
                 link_error = safe_text("the chapter's worker does not link: " +
                                        (output.strip().splitlines() or ["link failed"])[-1])
+    return link_error
+
+
+def link_once(step: Step, chapter: str, out: Path, exercises: dict[str, dict], cache: Path,
+              key: str) -> tuple[str | None, bool]:
+    """The chapter's worker from the tree's cache under KEY, or linked (link_worker) and kept there.
+    Returns the link error and whether the worker was linked before."""
+    linked_before = read_json(cache / f"{key}.json")
+    if linked_before is not None and (linked_before["link_error"] is not None or (cache / f"{key}.worker").exists()):
+        for exercise, result in linked_before["exercises"].items():
+            exercises[exercise] = dict(result, cached=exercises[exercise].get("cached", False))
+        if (cache / f"{key}.worker").exists():
+            shutil.copy2(cache / f"{key}.worker", out / "worker")
+        return linked_before["link_error"], True
+    link_error = link_worker(step, chapter, out, exercises)
+    if (out / "worker").exists() and link_error is None:
+        shutil.copy2(out / "worker", cache / f"{key}.worker.part{os.getpid()}")
+        os.replace(cache / f"{key}.worker.part{os.getpid()}", cache / f"{key}.worker")
+    write_json(cache / f"{key}.json", {"link_error": link_error, "exercises": {
+        e: {k: v for k, v in r.items() if k != "cached"} for e, r in exercises.items()}})
+    return link_error, False
+
+
+def build(step: Step, chapter: str) -> int:
+    info = step.kit["chapters"][chapter]
+    out = step.submission / "build" / chapter
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    exercises: dict[str, dict] = {}
+    started = time.monotonic()
+    for exercise, source in zip(info["exercises"], info["sources"]):
+        exercises[exercise] = dict(compile_one(step, chapter, info["number"], source, out), source=source)
+    compiled_at = time.monotonic()
+    # The link's outcome follows from the compile verdicts and the objects' bytes: a chapter whose
+    # files are all identical to an earlier submission's takes that worker from the tree's cache.
+    digest = hashlib.sha256(f"{step.kit['fingerprint']}\0{chapter}\0".encode())
+    for exercise, result in exercises.items():
+        digest.update(json.dumps([exercise, result["source"], result["status"], result.get("message")]).encode())
+        if result["status"] == "compiled":
+            digest.update(hashlib.sha256((out / f"{result['source']}.o").read_bytes()).digest())
+    cache = step.tree / "objects"
+    cache.mkdir(exist_ok=True)
+    key = f"link-{digest.hexdigest()}"
+    with open(cache / f"{key}.lock", "w") as lock:  # a classmate's identical link, under way: wait for it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        link_error, linked_before = link_once(step, chapter, out, exercises, cache, key)
     write_json(out / "timing.json", {"compile": compiled_at - started, "link": time.monotonic() - compiled_at,
-                                     "cached": sum(bool(r.get("cached")) for r in exercises.values())})
+                                     "cached": sum(bool(r.get("cached")) for r in exercises.values()),
+                                     "linked_before": linked_before})
     worker = out / "worker"
-    linked = bool(compiled) and link_error is None and worker.exists()
+    linked = any(r["status"] == "compiled" for r in exercises.values()) and link_error is None and worker.exists()
     if linked:
         limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=step.settings.check_seconds + 1))
         command = sandbox.write_arguments(out / "worker.box", sandbox.box_arguments(
-            [("ro", worker, "/worker")], ["/worker"], limits, count_processes=False))
+            [("ro", worker, "/worker"), ("ro", KIT / "bin" / "grade_box", "/launcher")], ["/launcher"], limits,
+            count_processes=False, as_pid_1=True))
         sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits)
     for exercise, result in exercises.items():
         if result["status"] == "compiled" and not linked:

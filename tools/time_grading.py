@@ -48,12 +48,15 @@ def make_class(tree: Path, into: Path, count: int, kind: str) -> list[Path]:
 
 def breakdown(out: Path) -> dict[str, float]:
     """Seconds the CTest steps spent: compile and link (the build fixtures), checks, and the rest."""
-    seconds = {"compile": 0.0, "link": 0.0, "checks": 0.0, "checks counted": 0, "compiles cached": 0}
+    seconds = {"compile": 0.0, "link": 0.0, "checks": 0.0, "checks counted": 0, "compiles cached": 0,
+               "links cached": 0, "links": 0}
     for timing in out.glob("ctest/*/build/*/timing.json"):
         data = json.loads(timing.read_text())
         seconds["compile"] += data["compile"]
         seconds["link"] += data["link"]
         seconds["compiles cached"] += data["cached"]
+        seconds["links cached"] += bool(data.get("linked_before"))  # graders before the link cache lack it
+        seconds["links"] += 1
     for junit in out.glob("ctest/*/ctest-junit.xml"):
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("name", "")
@@ -110,7 +113,8 @@ def main() -> int:
                   f"link {seconds['link'] / n:.2f} s, checks {seconds['checks'] / n:.2f} s "
                   f"({seconds['checks counted'] / n:.0f} checks, "
                   f"{1000 * seconds['checks'] / max(1, seconds['checks counted']):.0f} ms each); "
-                  f"{seconds['compiles cached']} of {len({t['exercise'] for t in reports[0]['tests']}) * n} exercise compiles were an identical file's")
+                  f"{seconds['compiles cached']} of {len({t['exercise'] for t in reports[0]['tests']}) * n} exercise compiles "
+                  f"and {seconds['links cached']} of {seconds['links']} chapter links were identical files'")
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -1,7 +1,9 @@
 // The proxy side of scalebook/remote.hpp: starts the worker (the command in SCALEBOOK_WORKER,
 // words separated by the unit separator \x1f), sends one request per call and waits for the reply
-// at most SCALEBOOK_CALL_TIMEOUT seconds (default 5). A worker that fails is killed with its whole
-// process group and started again for the next call.
+// at most SCALEBOOK_CALL_TIMEOUT seconds (default 5). A worker that fails is killed and started
+// again for the next call. With SCALEBOOK_WORKER_BOX=1 the command starts a box that starts each
+// worker (tools/grade_box.cpp): one box serves all the checks of this process, each check with a
+// fresh worker; otherwise the command is the worker, killed with its whole process group.
 //
 // A failed call fails the check that made it, whatever the check does with the exception (it is
 // reported to doctest here, then thrown). A function that timed out is not called again in the
@@ -9,6 +11,7 @@
 // again (a check may call it a dozen times).
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -16,6 +19,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <cxxabi.h>
 #include <set>
 #include <string>
@@ -37,7 +41,7 @@ namespace {
 constexpr std::uint64_t kMaxReply = 64ull << 20;
 
 struct Worker {
-  pid_t pid = -1;
+  pid_t pid = -1;  // the process started for it (its box's, when a box serves many workers)
   int to_worker = -1;
   int from_worker = -1;
 };
@@ -45,6 +49,70 @@ struct Worker {
 Worker& worker() {
   static Worker w;
   return w;
+}
+
+// A box that starts a fresh worker for each check (SCALEBOOK_WORKER_BOX=1: the command starts the
+// box, whose first process, tools/grade_box.cpp, takes "S" with the worker's two pipes, "K" to kill
+// it, and answers "D" with the worker's wait status when it ends), or none (-1): the command is
+// then the worker itself, started afresh each time.
+struct Box {
+  pid_t pid = -1;
+  int control = -1;
+};
+
+void close_box();
+
+Box& box() {
+  // When the checks process ends, so does its box: it is told, and waited for (its CPU time then
+  // counts among this process's children's, as a box per check did).
+  static Box b;
+  static struct Closer {
+    ~Closer() { close_box(); }
+  } closer;
+  return b;
+}
+
+bool boxed() {
+  const char* value = std::getenv("SCALEBOOK_WORKER_BOX");
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
+
+void kill_box() {
+  Box& b = box();
+  if (b.pid > 0) {
+    kill(-b.pid, SIGKILL);
+    kill(b.pid, SIGKILL);
+    waitpid(b.pid, nullptr, 0);
+  }
+  if (b.control >= 0) close(b.control);
+  b = Box{};
+}
+
+void close_box() {
+  Box& b = box();
+  if (b.control >= 0) close(b.control);
+  b.control = -1;
+  for (int waited = 0; b.pid > 0 && waited < 200; ++waited) {
+    if (waitpid(b.pid, nullptr, WNOHANG) == b.pid) {
+      b.pid = -1;
+      return;
+    }
+    usleep(10000);
+  }
+  kill_box();
+}
+
+// The worker's wait status from its box, waiting at most SECONDS; false if none came (or the box
+// is gone).
+bool box_status(double seconds, int& status) {
+  Box& b = box();
+  pollfd p{b.control, POLLIN, 0};
+  if (b.control < 0 || poll(&p, 1, static_cast<int>(seconds * 1000)) <= 0) return false;
+  char message[1 + sizeof status];
+  if (recv(b.control, message, sizeof message, 0) != static_cast<ssize_t>(sizeof message) || message[0] != 'D')
+    return false;
+  std::memcpy(&status, message + 1, sizeof status);
+  return true;
 }
 
 std::string signal_name(int sig) {
@@ -63,10 +131,28 @@ std::string signal_name(int sig) {
 
 // Reaps the worker, killing its process group if it is still there after GRACE seconds (a worker
 // that closed its pipe is usually dying already); returns how it ended, for the message.
+std::string how_it_ended(int status) {
+  // A sandbox (bwrap) reports its command's death by signal N as exit status 128 + N.
+  if (WIFSIGNALED(status)) return "it died of " + signal_name(WTERMSIG(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) > 128) return "it died of " + signal_name(WEXITSTATUS(status) - 128);
+  if (WIFEXITED(status)) return "it exited with status " + std::to_string(WEXITSTATUS(status));
+  return "it stopped";
+}
+
 std::string stop_worker(double grace = 0.0) {
   Worker& w = worker();
   std::string how = "it stopped";
-  if (w.pid > 0) {
+  if (w.pid > 0 && w.pid == box().pid) {
+    // The worker ends, the box stays for the next one; a box that does not answer is killed.
+    int status = 0;
+    if (box_status(grace, status)) {
+      how = how_it_ended(status);
+    } else {
+      const char kill_it = 'K';
+      if (send(box().control, &kill_it, 1, MSG_NOSIGNAL) == 1 && box_status(2.0, status)) how = how_it_ended(status);
+      else kill_box();
+    }
+  } else if (w.pid > 0) {
     int status = 0;
     pid_t done = waitpid(w.pid, &status, WNOHANG);
     for (int waited = 0; done == 0 && waited < grace * 100; ++waited) {
@@ -79,11 +165,8 @@ std::string stop_worker(double grace = 0.0) {
       waitpid(w.pid, &status, 0);
       how = "it was stopped";
     }
-    // A sandbox (bwrap) reports its command's death by signal N as exit status 128 + N.
-    if (WIFSIGNALED(status)) how = "it died of " + signal_name(WTERMSIG(status));
-    else if (WIFEXITED(status) && WEXITSTATUS(status) > 128)
-      how = "it died of " + signal_name(WEXITSTATUS(status) - 128);
-    else if (WIFEXITED(status)) how = "it exited with status " + std::to_string(WEXITSTATUS(status));
+    const std::string ended = how_it_ended(status);
+    if (ended != "it stopped") how = ended;
   }
   if (w.to_worker >= 0) close(w.to_worker);
   if (w.from_worker >= 0) close(w.from_worker);
@@ -91,10 +174,10 @@ std::string stop_worker(double grace = 0.0) {
   return how;
 }
 
-void start_worker() {
-  const char* command = std::getenv("SCALEBOOK_WORKER");
-  if (command == nullptr || *command == '\0')
-    throw CallFailed("SCALEBOOK_WORKER is not set: this checks binary calls a worker process");
+// Starts COMMAND (words separated by the unit separator) with FD3 and FD4 as its fds 3 and 4 (-1:
+// none), its stdin, stdout and stderr /dev/null (printing cannot reach the checks' output), in a
+// process group of its own.
+pid_t launch(const char* command, int fd3, int fd4) {
   std::vector<std::string> words;
   std::string word;
   for (const char* c = command; *c != '\0'; ++c) {
@@ -106,21 +189,18 @@ void start_worker() {
     }
   }
   words.push_back(word);
-  int requests[2], replies[2];
-  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0)
-    throw CallFailed("cannot make the pipes to the worker");
   const pid_t pid = fork();
   if (pid < 0) throw CallFailed("cannot start the worker (fork failed)");
   if (pid == 0) {
     setpgid(0, 0);
-    // The worker reads requests on fd 3 and writes replies on fd 4; its stdout and stderr go to
-    // /dev/null (printing cannot reach the checks' output), its stdin is empty.
-    dup2(requests[0], 3);
-    dup2(replies[1], 4);
     // When a pipe end already is fd 3 (a process started with only 0, 1 and 2 open), dup2 onto
     // itself does nothing and leaves O_CLOEXEC set: exec would close it. Clear the flag.
+    dup2(fd3, 3);
     fcntl(3, F_SETFD, 0);
-    fcntl(4, F_SETFD, 0);
+    if (fd4 >= 0) {
+      dup2(fd4, 4);
+      fcntl(4, F_SETFD, 0);
+    }
     const int null = open("/dev/null", O_RDWR);
     dup2(null, 0);
     dup2(null, 1);
@@ -132,6 +212,55 @@ void start_worker() {
     _exit(127);
   }
   setpgid(pid, pid);
+  return pid;
+}
+
+// Hands the worker's pipe ends to the box, which starts a fresh worker with them; false if the box
+// is gone or refuses.
+bool start_in_box(int requests, int replies) {
+  const char start = 'S';
+  const int fds[2] = {requests, replies};
+  char space[CMSG_SPACE(sizeof fds)] = {};
+  iovec data{const_cast<char*>(&start), 1};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = space;
+  message.msg_controllen = sizeof space;
+  cmsghdr* c = CMSG_FIRSTHDR(&message);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof fds);
+  std::memcpy(CMSG_DATA(c), fds, sizeof fds);
+  return sendmsg(box().control, &message, MSG_NOSIGNAL) == 1;
+}
+
+void start_worker() {
+  const char* command = std::getenv("SCALEBOOK_WORKER");
+  if (command == nullptr || *command == '\0')
+    throw CallFailed("SCALEBOOK_WORKER is not set: this checks binary calls a worker process");
+  // The worker reads requests on fd 3 and writes replies on fd 4.
+  int requests[2], replies[2];
+  if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0)
+    throw CallFailed("cannot make the pipes to the worker");
+  pid_t pid = -1;
+  if (boxed()) {
+    // The box of an earlier check, or a new one (also when the old one is gone or refuses).
+    for (int attempt = 0; attempt < 2 && pid < 0; ++attempt) {
+      if (box().pid < 0) {
+        int control[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, control) != 0)
+          throw CallFailed("cannot make the socket to the worker's box");
+        box() = Box{launch(command, control[1], -1), control[0]};
+        close(control[1]);
+      }
+      if (start_in_box(requests[0], replies[1])) pid = box().pid;
+      else kill_box();
+    }
+    if (pid < 0) throw CallFailed("cannot start the worker: its box does not answer");
+  } else {
+    pid = launch(command, requests[0], replies[1]);
+  }
   close(requests[0]);
   close(replies[1]);
   worker() = Worker{pid, requests[1], replies[0]};

@@ -88,14 +88,21 @@ PR_SET_THP_DISABLE, PR_SET_MEMORY_MERGE = 41, 67
 
 
 def write_no_fork_filter(path: Path) -> None:
-    """A seccomp program (BPF, for bwrap --seccomp) under which fork, vfork, clone and clone3 fail
-    with EPERM, and so do madvise with HIDING_ADVICE, process_madvise and the prctl calls named
-    there; any other architecture's system calls (i386, x32) kill the process."""
+    """A seccomp program (BPF, loaded by the worker box's first process into each worker) under
+    which fork, vfork, clone and clone3 fail with EPERM, and so do the calls that make state beyond
+    the process (SysV IPC, message queues, keys) or reach another process (ptrace), madvise with
+    HIDING_ADVICE, process_madvise and the prctl calls named there; any other architecture's system
+    calls (i386, x32) kill the process."""
     import errno
 
     import seccomp
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    for call in ("fork", "vfork", "clone", "clone3", "process_madvise"):
+    # Nothing a worker makes may outlive it, for the next check's worker in the same box to find:
+    # no SysV IPC or message queues, no keys in the box's keyrings, and no tracing of the box's
+    # first process (which starts the workers).
+    for call in ("fork", "vfork", "clone", "clone3", "process_madvise", "shmget", "msgget", "semget", "mq_open",
+                 "add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev",
+                 "pidfd_getfd"):
         rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
     # madvise's advice and prctl's option are ints: the kernel reads the low 32 bits of the register,
     # so the filter compares those alone (20 + 2^32 is MADV_COLD too).
@@ -191,10 +198,12 @@ def outer_limits(limits: Limits) -> list[str]:
 
 
 def box_arguments(binds: list[tuple[str, Path | str, str]], argv: list[str], limits: Limits, *,
-                  count_processes: bool = True) -> list[str]:
+                  count_processes: bool = True, as_pid_1: bool = False) -> list[str]:
     """bwrap's arguments (for --args FD) that run ARGV in a box. BINDS: (mode, host path, box path),
     mode "ro" or "rw". COUNT_PROCESSES: set RLIMIT_NPROC inside the box, where the box's own user
-    namespace makes it count this box's processes alone (not needed where seccomp forbids fork)."""
+    namespace makes it count this box's processes alone (not needed where seccomp forbids fork).
+    AS_PID_1: ARGV is the box's first process (pid 1), which no process of the box can kill or
+    stop (the kernel ignores those signals to a PID namespace's first process from inside it)."""
     box = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--uid", "65534", "--gid", "65534", "--hostname", "box",
            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -205,7 +214,7 @@ def box_arguments(binds: list[tuple[str, Path | str, str]], argv: list[str], lim
            "--setenv", "LC_ALL", "C"]
     for mode, host, inside in binds:
         box += ["--ro-bind" if mode == "ro" else "--bind", str(host), inside]
-    box += ["--chdir", "/tmp", "--"]
+    box += ["--chdir", "/tmp", *(["--as-pid-1"] if as_pid_1 else []), "--"]
     if count_processes:
         box += [PRLIMIT, f"--nproc={limits.processes}", "--"]
     return box + list(argv)
@@ -249,13 +258,14 @@ def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float
 
 def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccomp_file: Path,
                     limits: Limits) -> None:
-    """A script that starts the worker box. The checks process runs it for each worker it starts,
-    with the worker's pipes on fds 3 and 4: it joins the cgroups the check's step made (named in
-    SCALEBOOK_BOX_CGROUPS, as root), then bwrap, with an empty environment, reads its options and
-    the no-fork filter from files it opens afresh each time."""
+    """A script that starts the worker box. The checks process runs it for each box it starts, with
+    a socket to the box's first process (tools/grade_box.cpp, which starts a fresh worker for each
+    check and loads the no-fork filter into each) on fd 3: it joins the cgroups the check's step
+    made (named in SCALEBOOK_BOX_CGROUPS, as root), then bwrap, with an empty environment, reads its
+    options and the filter from files it opens afresh each time."""
     path.write_text("#!/bin/sh\n"
                     'for group in $SCALEBOOK_BOX_CGROUPS; do echo $$ > "$group/cgroup.procs" || exit 125; done\n'
-                    f"exec {ENV} -i {' '.join(outer_limits(limits))} {BWRAP} --seccomp {SECCOMP_FD} "
+                    f"exec {ENV} -i {' '.join(outer_limits(limits))} {BWRAP} "
                     f"--args {ARGS_FD} {ARGS_FD}<{shlex.quote(str(arguments_file))} "
                     f"{SECCOMP_FD}<{shlex.quote(str(seccomp_file))} {shlex.join(command)}\n")
     path.chmod(0o755)

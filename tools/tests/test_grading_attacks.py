@@ -302,6 +302,27 @@ static const int flood = [] {
                       'static bool fork_probe() { const pid_t p = fork(); if (p == 0) _exit(0); '
                       'if (p > 0) waitpid(p, nullptr, 0); return p > 0; }')
 
+    # State left for the next check: each of 3.1's checks gets a fresh worker (in the chapter's one
+    # box), which must find nothing an earlier one made: no file in /tmp (nor a /tmp it may not
+    # write), no SysV shared memory, no key; and it may not kill or stop the box's first process.
+    leftovers = from_tree("leftovers", "solutions")
+    throwing(leftovers / DOT, "Matrix dot_scores(", 'std::string("leftovers: ") + leave_and_find()',
+             includes='#include <dirent.h>\n#include <csignal>\n#include <fstream>\n#include <string>\n'
+                      '#include <sys/ipc.h>\n#include <sys/shm.h>\n#include <sys/stat.h>\n#include <sys/syscall.h>\n'
+                      '#include <unistd.h>\n#include "scalebook/core.hpp"\n'
+                      'static std::string leave_and_find() { std::string seen; '
+                      'if (DIR* d = opendir("/tmp")) { while (dirent* e = readdir(d)) if (e->d_name[0] != 46) '
+                      'seen += std::string("/tmp/") + e->d_name + " "; closedir(d); } '
+                      'if (shmget(0x5ca1e, 0, 0) >= 0) seen += "shm "; '
+                      'if (syscall(SYS_request_key, "user", "scalebook-left", nullptr, 0) >= 0) seen += "key "; '
+                      'if (access("/tmp", W_OK) != 0) seen += "/tmp-unwritable "; '
+                      'std::ofstream("/tmp/left") << "x"; mkdir("/tmp/locked", 0700); '
+                      'std::ofstream("/tmp/locked/inside") << "x"; chmod("/tmp/locked", 0); '
+                      'shmget(0x5ca1e, 4096, IPC_CREAT | 0600); '
+                      'syscall(SYS_add_key, "user", "scalebook-left", "x", 1, -4); '
+                      'kill(1, SIGKILL); kill(getppid(), SIGSTOP); chmod("/tmp", 0500); '
+                      'return seen.empty() ? std::string("none") : seen; }')
+
     # lib's compiled answer, reached by redeclaring its prototype by hand (no #include to refuse).
     redeclared = from_tree("redeclared", "solutions")
     source = redeclared / f"{CH3}/ex3_softmax_rows.cpp"
@@ -372,6 +393,9 @@ static const int flood = [] {
     probe_messages = messages(reports["probe"], "3.1")
     expect(probe_messages and all("probe saw: none" in m for m in probe_messages[:1]),
            f"the box sees no instructor file, classmate, host /tmp, socket or network: {probe_messages[:1]}")
+    leftover_messages = [m for m in messages(reports["leftovers"], "3.1") if "leftovers: " in m]
+    expect(len(leftover_messages) >= 2 and all("leftovers: none" in m for m in leftover_messages),
+           f"a check's worker finds nothing an earlier check's worker left: {leftover_messages[:2]}")
     expect(reports["forger"]["score"] == 0, f"a forged verdict earns nothing ({reports['forger']['score']})")
     daemon_ch3 = [t for t in reports["daemon"]["tests"] if t["chapter"] == CH3]
     expect(all(t["status"] == "passed" for t in daemon_ch3), "the daemon's own honest work counts")
