@@ -566,6 +566,24 @@ TEST_CASE("3.5 a weight of zero contributes nothing") {
                      zero_weight_diagnosis(h) + suspect(h, {{kBits, expected / std::log(2.0)}})));
 }
 
+TEST_CASE("3.5 a tiny weight still counts") {
+  // Only w = 0 adds nothing. A weight of 1e-10 adds -1e-10 ln 1e-10 = 2.3e-9, one of 1e-13 adds
+  // 3.0e-12: far above the tolerance 1e-15 here, so skipping weights below a small threshold (to
+  // keep ln away from 0) shows. The expected values use the same doubles as the input rows.
+  const double a = 1 - 2e-10, b = 1 - 1e-13;
+  const Matrix w = from_rows(2, 3, {a, 1e-10, 1e-10,
+                                    b, 1e-13, 0});
+  const auto term = [](double x) { return -x * std::log(x); };
+  const Matrix expected = from_rows(2, 1, {term(a) + 2 * term(1e-10), term(b) + term(1e-13)});
+  const Matrix skipped = from_rows(2, 1, {term(a), term(b)});
+  const Vector h = ch03::row_entropy(w);
+  CHECK_MESSAGE(near(h, expected, 1e-15),
+                said("row_entropy of the rows (1 - 2e-10, 1e-10, 1e-10) and (1 - 1e-13, 1e-13, 0) must give about "
+                     "4.8e-9 and 3.1e-12: every weight above 0 adds -w ln w, however small; only w = 0 adds nothing",
+                     suspect(h, {{"weights below a small threshold skipped? Only a weight of exactly 0 adds nothing",
+                                  skipped}}, 1e-15)));
+}
+
 TEST_CASE("3.5 scaled scores give the worked example a more spread out attention") {
   // The worked example's weights in closed form (see 3.3): a row (x, x, 2x) of scores has weights
   // 1/(2 + e^x) twice and e^x/(2 + e^x); x = 1 unscaled, x = 1/sqrt(2) scaled.
@@ -612,19 +630,19 @@ TEST_CASE("3.5 bad weights throw ShapeError or ValueError") {
 }
 
 TEST_CASE("3.5 the row-sum tolerance 1e-9 is kept on both sides") {
-  // Just inside (|sum - 1| = 0.9e-9) is a distribution; just outside (1.1e-9) is not. A looser
-  // tolerance (1e-8, 1e-6), a one-sided test, or exact equality shows here. The sums are exact to
-  // about 1e-16, far below the 0.1e-9 margin.
+  // Just inside (|sum - 1| = 0.9e-9, 0.995e-9) is a distribution; just outside (1.1e-9, 1.005e-9)
+  // is not. A looser or tighter tolerance (1e-8, 1e-6, 1.01e-9, 0.99e-9), a one-sided test, or exact
+  // equality shows here. The sums are exact to about 1e-16, far below the 0.005e-9 margin.
   constexpr char check_sum[] =
       "a row that does not sum to 1 (within 1e-9) must throw ValueError: a missing check, or a "
       "looser tolerance than 1e-9?";
-  for (double off : {0.9e-9, -0.9e-9}) {
+  for (double off : {0.9e-9, -0.9e-9, 0.995e-9, -0.995e-9}) {
     CAPTURE(off);
     const Vector h = ch03::row_entropy(from_rows(1, 2, {0.5, 0.5 + off}));
     CHECK_MESSAGE(near(h(0), std::log(2.0), 1e-8),
                   "a row summing to 1 within 1e-9 is a distribution: its entropy is about ln 2");
   }
-  for (double off : {1.1e-9, -1.1e-9, 1e-6, -1e-6}) {
+  for (double off : {1.1e-9, -1.1e-9, 1.005e-9, -1.005e-9, 1e-6, -1e-6}) {
     CAPTURE(off);
     CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(2, 2, {0.5, 0.5, 0.5, 0.5 + off})), ValueError,
                        "row_entropy", check_sum);
