@@ -3,6 +3,7 @@
 the spirit of mull and Stryker, and which of them the checks let through.
 
     mutate.py CHAPTER [--build DIR] [--sample N] [--seed S] [--exercise ID] [--timeout S] [--list]
+              [--record LABEL] [--recheck LABEL]
 
 Each mutant changes one token of one file of solutions/NN-topic/ (found with libclang's lexer,
 python3-clang, never with regular expressions over the text): a comparison flipped or made
@@ -17,7 +18,11 @@ chapters/NN-topic/bugzoo/equivalent.txt as
 
     FILE:LINE:COLUMN ORIGINAL -> MUTATED  # reason
 
-and is reported as equivalent rather than as a survivor. The exit status is 1 when a survivor is
+and is reported as equivalent rather than as a survivor. With --record LABEL the run's figures
+become the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md (other rows are kept), with its
+survivors listed below the table. --recheck LABEL tests only the survivors that row lists (after
+new checks were added: a mutant the checks killed stays killed) and, with --record, counts the row's
+killed and equivalent mutants with the ones this run adds. The exit status is 1 when a survivor is
 left, 0 otherwise. Run with Debian's /usr/bin/python3 (where python3-clang lives).
 """
 from __future__ import annotations
@@ -142,6 +147,60 @@ def equivalent_list(chapter_dir: Path) -> dict[str, str]:
     return known
 
 
+MUTANTS_HEADER = ("| run | mutants | stillborn | killed | equivalent | survivors |",
+                  "|-----|--------:|----------:|-------:|-----------:|----------:|")
+
+
+def recorded(chapter_dir: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The rows of chapters/NN-topic/bugzoo/MUTANTS.md by label, and the lines listing each row's survivors."""
+    path = chapter_dir / "bugzoo" / "MUTANTS.md"
+    rows: dict[str, str] = {}
+    lists: dict[str, list[str]] = {}
+    if path.exists():
+        current = None
+        for line in path.read_text().splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if line.startswith("| ") and line not in MUTANTS_HEADER and len(cells) == 6:
+                rows[cells[0]] = line
+            elif line.startswith("Survivors of "):
+                current = line[len("Survivors of "):].split(" (`")[0].rstrip(":")
+                lists[current] = [line]
+            elif current and line.startswith("- "):
+                lists[current].append(line)
+    return rows, lists
+
+
+def recorded_row(chapter_dir: Path, label: str) -> tuple[list[int], list[str]]:
+    """The figures of the row LABEL of MUTANTS.md and the keys of the survivors it lists."""
+    rows, lists = recorded(chapter_dir)
+    if label not in rows:
+        raise SystemExit(f"mutate.py: {chapter_dir.name}/bugzoo/MUTANTS.md has no row {label!r} to recheck "
+                         f"(its rows: {', '.join(rows) or 'none'})")
+    figures = [int(c.strip()) for c in rows[label].strip().strip("|").split("|")[1:]]
+    keys = [line.split("`")[1] for line in lists.get(label, [])[1:]]
+    return figures, keys
+
+
+def record_run(chapter_dir: Path, chapter_number: int, label: str, row: list[int], survivors: list[Mutant],
+               command: str) -> Path:
+    """Replace (or add) the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md with this run's figures."""
+    path = chapter_dir / "bugzoo" / "MUTANTS.md"
+    rows, lists = recorded(chapter_dir)
+    rows[label] = "| " + " | ".join([label, *map(str, row)]) + " |"
+    lists[label] = [f"Survivors of {label} (`{command}`):" if survivors else f"Survivors of {label} (`{command}`): none"]
+    lists[label] += [f"- `{m.key}` ({m.what})" for m in survivors]
+    text = [f"# Operator mutants of chapter {chapter_number}'s reference solutions", "",
+            "Written by `tools/mutate.py` with `--record`: each row is one run over the solutions' operator",
+            "mutants. A stillborn mutant does not compile; an equivalent one is listed with its reason in",
+            "`equivalent.txt`; a survivor passes every check and is a mistake the checks let through.", "",
+            *MUTANTS_HEADER, *rows.values(), ""]
+    for name in rows:
+        if name in lists:
+            text += [*lists[name], ""]
+    path.write_text("\n".join(text))
+    return path
+
+
 def compile_command(build: Path, source: Path) -> tuple[list[str], str]:
     for entry in json.loads((build / "compile_commands.json").read_text()):
         if Path(entry["file"]) == source:
@@ -166,6 +225,10 @@ def main() -> int:
     parser.add_argument("--exercise", help="only this exercise's file, e.g. 7.5")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds one check may run (default 5)")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--record", metavar="LABEL",
+                        help="write this run's figures as the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md")
+    parser.add_argument("--recheck", metavar="LABEL",
+                        help="test only the survivors listed for the row LABEL of MUTANTS.md")
     parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link")
     args = parser.parse_args()
     if cindex is None:
@@ -182,6 +245,14 @@ def main() -> int:
     mutants = [m for e in exercises for m in mutants_of(sources[e], include_dirs)]
     if args.sample and args.sample < len(mutants):
         mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: (m.file, m.start))
+    base = None
+    if args.recheck:
+        base, keys = recorded_row(chapter_dir, args.recheck)
+        missing = set(keys) - {m.key for m in mutants}
+        if missing:
+            raise SystemExit(f"mutate.py: the survivors {sorted(missing)} of {args.recheck!r} are no mutants of "
+                             "the solutions any more: run every mutant again")
+        mutants = [m for m in mutants if m.key in keys]
     if args.list:
         for m in mutants:
             print(f"{m.key}  ({m.what})")
@@ -250,6 +321,13 @@ def main() -> int:
           f"{len(equivalent)} equivalent, {len(stillborn)} did not compile")
     for m in survivors:
         print(f"  survivor: {m.key}  ({m.what})")
+    if args.record:
+        command = "tools/mutate.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]
+                                                if a not in (args.record, "--record"))
+        row = [len(mutants), len(stillborn), len(killed), len(equivalent), len(survivors)]
+        if base is not None:  # the recheck's mutants are the base row's survivors
+            row = [base[0], base[1] + len(stillborn), base[2] + len(killed), base[3] + len(equivalent), len(survivors)]
+        print(f"recorded in {record_run(chapter_dir, chapter.number, args.record, row, survivors, command).relative_to(ROOT)}")
     return 1 if survivors else 0
 
 

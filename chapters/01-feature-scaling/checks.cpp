@@ -26,6 +26,7 @@ using scalebook::testing::format_number;
 using scalebook::testing::format_values;
 using scalebook::testing::near;
 using scalebook::testing::said;
+using scalebook::testing::thrown_by;
 using scalebook::testing::same_values;
 using scalebook::testing::suspect;
 namespace ch01 = scalebook::ch01;
@@ -231,6 +232,19 @@ TEST_CASE("1.2 rows far from the training statistics are scaled the same way") {
   CHECK_MESSAGE(near(ch01::apply_scaling(x, s), from_rows(1, 2, {1e6, -1e6})), "apply_scaling of (1e6, -4e6) with means (0, 0) and scales (1, 4) must give (1e6, -1e6)");
 }
 
+TEST_CASE("1.2 any positive scale is valid, however small") {
+  // A feature measured in small units has a small standard deviation: 1e-12 is a scale like any
+  // other, and only a scale of 0 or below is invalid. A threshold above 0 rejects such a feature.
+  const ch01::Scaling s{row({1e-12, 0}), row({1e-12, 1})};
+  const Matrix x = from_rows(1, 2, {3e-12, 5});
+  Matrix z;
+  const std::string thrown = thrown_by([&] { z = ch01::apply_scaling(x, s); });
+  REQUIRE_MESSAGE(thrown.empty(), "apply_scaling with the scales (1e-12, 1) threw \"" << thrown << "\": every scale above 0 "
+                                  "is valid, however small; look for a threshold above 0 in your scale check");
+  CHECK_MESSAGE(near(z, from_rows(1, 2, {2, 5})), "apply_scaling of (3e-12, 5) with means (1e-12, 0) and scales (1e-12, 1) "
+                                                  "must give (2, 5)");
+}
+
 TEST_CASE("1.2 mismatched shapes, empty rows and bad scalings throw") {
   const ch01::Scaling s{row({0, 0}), row({1, 1})};
   CHECK_THROWS_TYPED(ch01::apply_scaling(Matrix::Ones(2, 3), s), ShapeError, "apply_scaling", kThrowsShape);  // more columns
@@ -385,6 +399,20 @@ TEST_CASE("1.4 max_iterations reached and a diverging step stop unconverged") {
   CHECK_MESSAGE(diverged.iterations < 1000, "gradient_descent with lr 10 made " << diverged.iterations << " updates: it must stop once the loss is not finite");
 }
 
+TEST_CASE("1.4 any positive learning rate and tolerance are valid, however small") {
+  // A learning rate of 1e-12 barely moves w, but it is a learning rate: only 0 or below is invalid.
+  const Matrix x = from_rows(2, 1, {-1, 1});
+  const Vector y = Vector::Map(std::vector<double>{-2, 2}.data(), 2);
+  ch01::DescentResult r;
+  const std::string thrown = thrown_by([&] { r = ch01::gradient_descent(x, y, 1e-12, 1e-300, 3); });
+  REQUIRE_MESSAGE(thrown.empty(), "gradient_descent with learning_rate 1e-12 and tolerance 1e-300 threw \"" << thrown
+                                  << "\": every value above 0 is valid, however small; look for a threshold above 0 "
+                                     "in your argument checks");
+  CHECK_MESSAGE(r.iterations == 3, "gradient_descent on x = (-1, 1), y = (-2, 2) with learning_rate 1e-12 must make all "
+                                   "3 updates allowed (|g| stays near 2, far above the tolerance), made " << r.iterations);
+  CHECK_MESSAGE(!r.converged, "gradient_descent with learning_rate 1e-12 cannot converge in 3 updates: |g| stays near 2");
+}
+
 TEST_CASE("1.4 bad input throws") {
   const Matrix x = Matrix::Ones(3, 2);
   const Vector y = Vector::Ones(3);
@@ -472,6 +500,16 @@ TEST_CASE("1.5 k out of range, bad shapes and bad classes throw") {
   CHECK_THROWS_TYPED(ch01::knn_predict(train, bad_labels, test, 1), ValueError, "knn_predict", kThrowsValue);
   bad_labels(1) = -1e300;
   CHECK_THROWS_TYPED(ch01::knn_predict(train, bad_labels, test, 1), ValueError, "knn_predict", kThrowsValue);
+  // A bad class in the first or the last row: the check must visit every label.
+  for (Index at : {Index{0}, Index{2}}) {
+    Vector edge = labels;
+    edge(at) = 0.5;
+    CHECK_THROWS_TYPED(ch01::knn_predict(train, edge, test, 1), ValueError, "knn_predict",
+                       at == 0 ? "a class of 0.5 in train_y's first row must throw ValueError: does your check of the "
+                                 "classes start at row 0?"
+                               : "a class of 0.5 in train_y's last row must throw ValueError: does your check of the "
+                                 "classes reach the last row?");
+  }
   Matrix bad = test;
   bad(0, 0) = kNaN;
   CHECK_THROWS_TYPED(ch01::knn_predict(train, labels, bad, 1), ValueError, "knn_predict", kThrowsValue);

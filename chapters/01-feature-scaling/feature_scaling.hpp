@@ -43,7 +43,8 @@ Scaling fit_scaling(const Matrix& train);
 /// \brief Exercise 1.2: apply a fitted scaling to any rows: (x(i, c) − mean(c)) / scale(c).
 /// \throws ShapeError if x is empty, if x's columns differ from the scaling's length, or if the
 ///   scaling's mean and scale differ in length
-/// \throws ValueError if x or the scaling holds NaN or infinity, or a scale is not positive
+/// \throws ValueError if x or the scaling holds NaN or infinity, or a scale is not positive (any
+///   scale above 0 is valid, however small)
 Matrix apply_scaling(const Matrix& x, const Scaling& scaling);
 
 /// Training and test rows scaled with the training rows' statistics.
@@ -78,7 +79,7 @@ struct DescentResult {
 /// rate too large), stop with converged = false.
 /// \throws ShapeError if x is empty or y's length differs from x's rows
 /// \throws ValueError if x or y holds NaN or infinity, learning_rate or tolerance is not positive
-///   and finite, or max_iterations is negative
+///   and finite (any value above 0 is valid, however small), or max_iterations is negative
 DescentResult gradient_descent(const Matrix& x, const Vector& y, double learning_rate,
                                double tolerance, int max_iterations);
 

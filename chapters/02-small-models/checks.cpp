@@ -21,9 +21,11 @@
 #include "small_models.hpp"
 
 using namespace scalebook;
+using scalebook::testing::format_number;
 using scalebook::testing::format_values;
 using scalebook::testing::near;
 using scalebook::testing::said;
+using scalebook::testing::thrown_by;
 using scalebook::testing::same_values;
 using scalebook::testing::suspect;
 namespace ch02 = scalebook::ch02;
@@ -202,6 +204,19 @@ TEST_CASE("2.2 a hand-worked ReLU layer: the gradient stops where z is 0 or belo
   CHECK_MESSAGE(near(d.dx, from_rows(1, 2, {0, 0})), "dense_backward's dx = dz w^T for z = (0, -1, 3) must be (0, 0)");
 }
 
+TEST_CASE("2.2 a tiny positive z passes the gradient") {
+  // x = (1), w = (1e-12, -1e-12), b = (0, 0): z = (1e-12, -1e-12). Every z above 0 passes the
+  // gradient, however small; a threshold above 0 (to stay clear of z = 0) cuts the first one.
+  const Matrix x = from_rows(1, 1, {1});
+  const Matrix w = from_rows(1, 2, {1e-12, -1e-12});
+  const Matrix g = from_rows(1, 2, {10, 20});
+  const ch02::DenseGradients d = ch02::dense_backward(x, w, row({0, 0}), true, g);
+  CHECK_MESSAGE(near(d.db, row({10, 0})),
+                said("dense_backward's db for z = (1e-12, -1e-12) must be (10, 0): the gradient passes wherever "
+                     "z > 0, however small; look for a threshold above 0 in your ReLU test",
+                     suspect(d.db, {{"the gradient cut below a small threshold instead of at 0?", row({0, 0})}})));
+}
+
 TEST_CASE("2.2 grad_out of the wrong shape, empty or non-finite inputs throw") {
   const Matrix x = Matrix::Ones(2, 3), w = Matrix::Ones(3, 4), g = Matrix::Ones(2, 4);
   const RowVector b = RowVector::Zero(4);
@@ -258,6 +273,30 @@ TEST_CASE("2.3 the default hyperparameters are Keras's") {
   ch02::rmsprop_step(p, Matrix::Constant(1, 1, 1.0), v);
   CHECK_MESSAGE(near(v, Matrix::Constant(1, 1, 0.1), 1e-15), "with the default rho = 0.9 a gradient of 1 must give velocity 0.1");
   CHECK_MESSAGE(near(p, Matrix::Constant(1, 1, -1e-3 / std::sqrt(0.1 + 1e-7)), 1e-14), "with the defaults (learning rate 1e-3, eps 1e-7) the step must be -1e-3 / sqrt(0.1 + 1e-7)");
+}
+
+TEST_CASE("2.3 rho = 0, a tiny learning rate and a tiny epsilon are valid") {
+  // 0 <= rho < 1 admits rho = 0 (no history: v = g^2); learning_rate and epsilon are valid above 0,
+  // however small. From p = 1, g = 2, v = 0: v = 4 (1 - rho), p = 1 - lr 2 / sqrt(v + eps).
+  struct Case {
+    double learning_rate, rho, epsilon;
+    const char* what;
+  };
+  for (const Case& c : {Case{0.1, 0.0, 1e-8, "rho = 0"}, Case{1e-12, 0.9, 1e-8, "learning_rate = 1e-12"},
+                        Case{0.1, 0.9, 1e-12, "epsilon = 1e-12"}}) {
+    Matrix p = Matrix::Constant(1, 1, 1.0), v = Matrix::Zero(1, 1);
+    const Matrix g = Matrix::Constant(1, 1, 2.0);
+    const std::string thrown = thrown_by([&] { ch02::rmsprop_step(p, g, v, c.learning_rate, c.rho, c.epsilon); });
+    REQUIRE_MESSAGE(thrown.empty(), "rmsprop_step with " << std::string(c.what) << " threw \"" << thrown << "\": rho may be 0, "
+                                    "and learning_rate and epsilon are valid above 0, however small; look at the "
+                                    "bounds your checks of the hyperparameters use");
+    const double v_expected = 4.0 * (1.0 - c.rho);
+    const double p_expected = 1.0 - c.learning_rate * 2.0 / std::sqrt(v_expected + c.epsilon);
+    CHECK_MESSAGE(near(v(0, 0), v_expected, 1e-15), "rmsprop_step with " << std::string(c.what) << " from g = 2, v = 0 must give "
+                                                    "v = " << format_number(v_expected));
+    CHECK_MESSAGE(near(p(0, 0), p_expected, 1e-15), "rmsprop_step with " << std::string(c.what) << " from p = 1, g = 2, v = 0 must "
+                                                    "give p = " << format_number(p_expected));
+  }
 }
 
 TEST_CASE("2.3 mismatched shapes and bad hyperparameters throw") {

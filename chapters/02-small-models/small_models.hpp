@@ -45,8 +45,8 @@ struct DenseGradients {
 /// \brief Exercise 2.2: the backward pass of dense_forward(x, w, b, relu).
 ///
 /// Given \p grad_out = ∂L/∂y (n, out): with z = xw + b, the gradient at z is
-/// dz = grad_out where z > 0 and 0 elsewhere (ReLU; at z = 0 exactly the gradient is 0, as in
-/// Keras and PyTorch), or dz = grad_out without ReLU. Then dw = xᵀ dz, db = the sum of dz's rows,
+/// dz = grad_out where z > 0, however small, and 0 elsewhere (ReLU; at z = 0 exactly the gradient
+/// is 0, as in Keras and PyTorch), or dz = grad_out without ReLU. Then dw = xᵀ dz, db = the sum of dz's rows,
 /// dx = dz wᵀ.
 /// \throws ShapeError, ValueError as dense_forward(), and ShapeError if grad_out is not (n, out)
 DenseGradients dense_backward(const Matrix& x, const Matrix& w, const RowVector& b, bool relu,
@@ -63,7 +63,8 @@ DenseGradients dense_backward(const Matrix& x, const Matrix& w, const RowVector&
 /// \param epsilon \f$\epsilon\f$, keeps the divisor away from 0
 /// \throws ShapeError if any is empty or the shapes differ
 /// \throws ValueError for NaN or infinity, a negative velocity, learning_rate <= 0, rho outside
-///   [0, 1) or epsilon <= 0
+///   [0, 1) or epsilon <= 0 (rho = 0 is valid, and so is any learning_rate or epsilon above 0,
+///   however small)
 void rmsprop_step(Matrix& param, const Matrix& grad, Matrix& velocity, double learning_rate = 1e-3,
                   double rho = 0.9, double epsilon = 1e-7);
 

@@ -54,7 +54,8 @@ double dot_product_variance(int d_k, int samples, bool scaled, Rng& rng);
 
 /// \brief Exercise 3.5: the entropy of each row of attention weights, in nats:
 /// \f$H_i = -\sum_j w_{ij} \ln w_{ij}\f$, with \f$0 \ln 0 = 0\f$. High entropy: attention spread out;
-/// zero: all weight on one key.
+/// zero: all weight on one key. Only a weight of exactly 0 adds nothing: every positive weight
+/// counts, however small (1e-13 adds 3e-12).
 /// \param weights (n, m), each row non-negative and summing to 1 (within 1e-9)
 /// \return an (n) vector of entropies, each between 0 and ln(m)
 /// \throws ShapeError if weights is empty

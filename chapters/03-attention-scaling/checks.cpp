@@ -209,7 +209,7 @@ TEST_CASE("3.1 dot scores of the worked example") {
   const Matrix expected = from_rows(1, 3, {1, 1, 2});
   const Matrix s = ch03::dot_scores(q, k);
   CHECK_MESSAGE(near(s, expected),
-                said("the result is wrong: dot scores of the worked example", suspect(s, {{kAlreadyScaled, expected / std::sqrt(2.0)},
+                said("dot_scores of q = (1, 1) and the keys (1, 0), (0, 1), (1, 1) must give (1, 1, 2): score j is q dotted with key j (row j of k), not yet scaled", suspect(s, {{kAlreadyScaled, expected / std::sqrt(2.0)},
                             {kTransposed, expected.transpose()}})));
 }
 
@@ -220,7 +220,7 @@ TEST_CASE("3.1 row i column j holds query i dotted with key j") {
   const Matrix expected = dots_by_definition(q, k);
   const Matrix s = ch03::dot_scores(q, k);
   CHECK_MESSAGE(near(s, expected),
-                said("the result is wrong: row i column j holds query i dotted with key j", suspect(s, {{kTransposed, expected.transpose()},
+                said("dot_scores of 3 random queries and 5 keys (d_k = 4) is wrong: entry (i, j) must be row i of q dotted with row j of k, a 3 x 5 matrix; compare your entry (0, 0) with q.row(0).dot(k.row(0))", suspect(s, {{kTransposed, expected.transpose()},
                             {kAlreadyScaled, expected / 2.0}})));  // sqrt(4) = 2
 }
 
@@ -268,7 +268,7 @@ TEST_CASE("3.2 scaled scores of the worked example") {
   const Matrix expected = from_rows(1, 3, {1 / r2, 1 / r2, 2 / r2});  // 0.7071, 0.7071, 1.4142
   const Matrix s = ch03::scaled_scores(q, k);
   CHECK_MESSAGE(near(s, expected),
-                said("the result is wrong: scaled scores of the worked example", suspect(s, {{kNoScaling, from_rows(1, 3, {1, 1, 2})},
+                said("scaled_scores of q = (1, 1) and the keys (1, 0), (0, 1), (1, 1) must give (1, 1, 2) / sqrt(2): the dot scores divided by sqrt(d_k), where d_k = 2 is the number of columns of q", suspect(s, {{kNoScaling, from_rows(1, 3, {1, 1, 2})},
                             {kByDk, from_rows(1, 3, {0.5, 0.5, 1})},
                             {kTimesRoot, from_rows(1, 3, {r2, r2, 2 * r2})},
                             {kByRootM, from_rows(1, 3, {1, 1, 2}) / std::sqrt(3.0)}})));
@@ -287,7 +287,7 @@ TEST_CASE("3.2 scores are divided by the square root of d_k for several d_k") {
       for (Index j = 0; j < cosine.cols(); ++j) cosine(i, j) /= q.row(i).norm() * k.row(j).norm();
     const Matrix s = ch03::scaled_scores(q, k);
     CHECK_MESSAGE(near(s, expected),
-                  said("the result is wrong: scores are divided by the square root of d_k for several d_k", suspect(s, {{kNoScaling, raw},
+                  said("scaled_scores of 3 random queries and 5 keys with d_k = " + std::to_string(d_k) + " is wrong: each score must be the dot product divided by sqrt(d_k), d_k being the columns of q and k", suspect(s, {{kNoScaling, raw},
                               {kByDk, raw / d},
                               {kTimesRoot, raw * std::sqrt(d)},
                               {kByRootM, raw / std::sqrt(5.0)},
@@ -367,7 +367,7 @@ TEST_CASE("3.3 softmax of the worked example with and without scaling") {
     no_exp.row(i) /= s.row(i).sum();
   }
   CHECK_MESSAGE(near(w, expected),
-                said("the result is wrong: softmax of the worked example with and without scaling", suspect(w, {{kOverColumns, softmax_over_columns(s)},
+                said("softmax_rows of the rows (1, 1, 2) and (1, 1, 2) / sqrt(2) is wrong: each row must be exp(s - the row's max) divided by that row's sum, so every row sums to 1", suspect(w, {{kOverColumns, softmax_over_columns(s)},
                             {"exp without dividing by the row's sum?", exp_only},
                             {"exp(s - max) without dividing by the row's sum?", exp_shifted},
                             {"scores divided by their row sum, without exp?", no_exp}})));
@@ -457,7 +457,7 @@ TEST_CASE("3.4 exact sample variance of a small case in the documented draw orde
     const double v = ch03::dot_product_variance(d_k, samples, false, rng);
     const double expected = sample_variance(z);
     CHECK_MESSAGE(near(v, expected),
-                  said("the result is wrong: exact sample variance of a small case in the documented draw order", suspect(v, {{kPopulation, squares_about(z, mean_of(z), n)},
+                  said("dot_product_variance(3, 5, false, Rng(2024)) is wrong: it must be the sample variance (divided by samples - 1) of 5 dot products, each drawing q's 3 normals, then k's 3; check the draw order and the divisor", suspect(v, {{kPopulation, squares_about(z, mean_of(z), n)},
                               {kZeroMean, squares_about(z, 0.0, n - 1)},
                               {"assumed mean 0 and divided by samples?", squares_about(z, 0.0, n)},
                               {"q and k components drawn interleaved instead of q first, then k?",
@@ -477,7 +477,7 @@ TEST_CASE("3.4 exact sample variance of a small case in the documented draw orde
     const double v = ch03::dot_product_variance(d_k, samples, true, rng);
     const double expected = sample_variance(divided(z, root));  // Var(z / sqrt(d_k)) = Var(z) / d_k
     CHECK_MESSAGE(near(v, expected),
-                  said("the result is wrong: exact sample variance of a small case in the documented draw order", suspect(v, {{kNoScaling, sample_variance(z)},
+                  said("dot_product_variance(3, 5, true, Rng(2024)) is wrong: scaled, each of the 5 dot products is divided by sqrt(3) before their sample variance (divided by samples - 1) is taken", suspect(v, {{kNoScaling, sample_variance(z)},
                               {kByDk, sample_variance(divided(z, d_k))},
                               {"the variance divided by sqrt(d_k) instead of the scores?",
                                sample_variance(z) / root},
@@ -544,7 +544,7 @@ TEST_CASE("3.5 entropy in nats of uniform and spread out rows") {
       entropy_by_definition({0.1, 0.2, 0.3, 0.4}), entropy_by_definition({0.7, 0.1, 0.1, 0.1});
   const Vector h = ch03::row_entropy(w);
   CHECK_MESSAGE(near(h, expected),
-                said("the result is wrong: entropy in nats of uniform and spread out rows", suspect(h, {{kBits, expected / std::log(2.0)},
+                said("row_entropy of the rows (0.25, 0.25, 0.25, 0.25), (0.1, 0.2, 0.3, 0.4), (0.7, 0.1, 0.1, 0.1) is wrong: each must be -sum w ln w over its row, in nats (ln 4 = 1.386 for the uniform row)", suspect(h, {{kBits, expected / std::log(2.0)},
                             {"entropy in decimal digits (log10) instead of nats (natural log)?",
                              expected / std::log(10.0)},
                             {"missing the minus sign? H = -sum w ln w is never negative",
@@ -561,8 +561,27 @@ TEST_CASE("3.5 a weight of zero contributes nothing") {
   expected << 0.0, std::log(2.0), 0.0;
   const Vector h = ch03::row_entropy(w);
   CHECK_MESSAGE(near(h, expected),
-                (zero_weight_diagnosis(h) +
-                 suspect(h, {{kBits, expected / std::log(2.0)}})));
+                said("row_entropy of the rows (0, 1, 0, 0), (0.5, 0, 0.5, 0), (0, 0, 0, 1) must give 0, ln 2, 0: "
+                     "a weight of 0 adds nothing (0 ln 0 = 0), so look at how your loop treats w = 0",
+                     zero_weight_diagnosis(h) + suspect(h, {{kBits, expected / std::log(2.0)}})));
+}
+
+TEST_CASE("3.5 a tiny weight still counts") {
+  // Only w = 0 adds nothing. A weight of 1e-10 adds -1e-10 ln 1e-10 = 2.3e-9, one of 1e-13 adds
+  // 3.0e-12: far above the tolerance 1e-15 here, so skipping weights below a small threshold (to
+  // keep ln away from 0) shows. The expected values use the same doubles as the input rows.
+  const double a = 1 - 2e-10, b = 1 - 1e-13;
+  const Matrix w = from_rows(2, 3, {a, 1e-10, 1e-10,
+                                    b, 1e-13, 0});
+  const auto term = [](double x) { return -x * std::log(x); };
+  const Matrix expected = from_rows(2, 1, {term(a) + 2 * term(1e-10), term(b) + term(1e-13)});
+  const Matrix skipped = from_rows(2, 1, {term(a), term(b)});
+  const Vector h = ch03::row_entropy(w);
+  CHECK_MESSAGE(near(h, expected, 1e-15),
+                said("row_entropy of the rows (1 - 2e-10, 1e-10, 1e-10) and (1 - 1e-13, 1e-13, 0) must give about "
+                     "4.8e-9 and 3.1e-12: every weight above 0 adds -w ln w, however small; only w = 0 adds nothing",
+                     suspect(h, {{"weights below a small threshold skipped? Only a weight of exactly 0 adds nothing",
+                                  skipped}}, 1e-15)));
 }
 
 TEST_CASE("3.5 scaled scores give the worked example a more spread out attention") {
@@ -611,19 +630,19 @@ TEST_CASE("3.5 bad weights throw ShapeError or ValueError") {
 }
 
 TEST_CASE("3.5 the row-sum tolerance 1e-9 is kept on both sides") {
-  // Just inside (|sum - 1| = 0.9e-9) is a distribution; just outside (1.1e-9) is not. A looser
-  // tolerance (1e-8, 1e-6), a one-sided test, or exact equality shows here. The sums are exact to
-  // about 1e-16, far below the 0.1e-9 margin.
+  // Just inside (|sum - 1| = 0.9e-9, 0.995e-9) is a distribution; just outside (1.1e-9, 1.005e-9)
+  // is not. A looser or tighter tolerance (1e-8, 1e-6, 1.01e-9, 0.99e-9), a one-sided test, or exact
+  // equality shows here. The sums are exact to about 1e-16, far below the 0.005e-9 margin.
   constexpr char check_sum[] =
       "a row that does not sum to 1 (within 1e-9) must throw ValueError: a missing check, or a "
       "looser tolerance than 1e-9?";
-  for (double off : {0.9e-9, -0.9e-9}) {
+  for (double off : {0.9e-9, -0.9e-9, 0.995e-9, -0.995e-9}) {
     CAPTURE(off);
     const Vector h = ch03::row_entropy(from_rows(1, 2, {0.5, 0.5 + off}));
     CHECK_MESSAGE(near(h(0), std::log(2.0), 1e-8),
                   "a row summing to 1 within 1e-9 is a distribution: its entropy is about ln 2");
   }
-  for (double off : {1.1e-9, -1.1e-9, 1e-6, -1e-6}) {
+  for (double off : {1.1e-9, -1.1e-9, 1.005e-9, -1.005e-9, 1e-6, -1e-6}) {
     CAPTURE(off);
     CHECK_THROWS_TYPED(ch03::row_entropy(from_rows(2, 2, {0.5, 0.5, 0.5, 0.5 + off})), ValueError,
                        "row_entropy", check_sum);

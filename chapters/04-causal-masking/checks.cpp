@@ -248,7 +248,7 @@ TEST_CASE("4.2 masked weights are exactly zero and the allowed ones are a softma
   CHECK_MESSAGE(not_zero.empty(), not_zero);
   const Matrix after_softmax = softmax_rows(square).cwiseProduct(numbers(causal));
   CHECK_MESSAGE(near(w, softmax_allowed_by_loops(square, causal)),
-                said("the result is wrong: masked weights are exactly zero and the allowed ones are a softmax over them", suspect(w, {{kAfterSoftmax, after_softmax}, {kMaskIgnored, softmax_rows(square)}})));
+                said("masked_softmax of 5 x 5 random scores under a causal mask is wrong on the allowed entries: each row's must be exp(s - its largest allowed score) over their sum, masked scores left out of the sum", suspect(w, {{kAfterSoftmax, after_softmax}, {kMaskIgnored, softmax_rows(square)}})));
   CHECK_MESSAGE(w(0, 0) == 1.0, "the first position sees only itself, so its weight must be exactly 1");
 
   // ...and any other pattern: masked_softmax follows the mask it is given.
@@ -258,7 +258,7 @@ TEST_CASE("4.2 masked weights are exactly zero and the allowed ones are a softma
   const std::string not_zero_p = masked_weights_not_zero(wp, pattern);
   CHECK_MESSAGE(not_zero_p.empty(), not_zero_p);
   CHECK_MESSAGE(near(wp, softmax_allowed_by_loops(wide, pattern)),
-                said("the result is wrong: masked weights are exactly zero and the allowed ones are a softmax over them", suspect(wp, {{kAfterSoftmax, Matrix(softmax_rows(wide).cwiseProduct(numbers(pattern)))},
+                said("masked_softmax of 4 x 6 random scores under the mask (i + j) % 3 != 1 is wrong on the allowed entries: follow the mask you are given, each row a softmax over its allowed scores alone", suspect(wp, {{kAfterSoftmax, Matrix(softmax_rows(wide).cwiseProduct(numbers(pattern)))},
                              {kMaskIgnored, softmax_rows(wide)},
                              {"your own causal mask used instead of the one given?",
                               softmax_allowed_by_loops(wide, lower_triangle(4, 6, 0))}})));
@@ -314,7 +314,7 @@ TEST_CASE("4.2 a huge score on a masked entry takes no weight and large allowed 
   CHECK_MESSAGE(!has_nan(w), "NaN: the maximum must be taken over the allowed entries only (a masked "
                              "1000 makes every allowed exp underflow to 0, then 0/0), and it must be "
                              "subtracted (exp(800) overflows)");
-  CHECK_MESSAGE(near(w, expected, 1e-14), said("the result is wrong: a huge score on a masked entry takes no weight and large allowed scores do not overflow", suspect(w, {{kAfterSoftmax, after_softmax}})));
+  CHECK_MESSAGE(near(w, expected, 1e-14), said("masked_softmax of the rows (0, 1000, 1000) and (800, 801, -5000) under a causal mask must give (1, 0, 0) and (1, e, 0) / (1 + e): subtract the row's maximum over its allowed entries only", suspect(w, {{kAfterSoftmax, after_softmax}})));
   const std::string not_zero = masked_weights_not_zero(w, allowed);
   CHECK_MESSAGE(not_zero.empty(), not_zero);
 }
@@ -357,7 +357,7 @@ TEST_CASE("4.2 the largest allowed score may sit anywhere and masked ones may be
     const Matrix w = masked_softmax(scores, allowed);
     CHECK_MESSAGE(!has_nan(w), "NaN: subtract the maximum over the row's allowed entries (not its "
                                "first entry, not 0, not a maximum that includes masked scores)");
-    CHECK_MESSAGE(near(w, expected), said("the result is wrong: the largest allowed score may sit anywhere and masked ones may be larger still", suspect(w, {{kAfterSoftmax, Matrix(softmax_rows(scores).cwiseProduct(numbers(allowed)))}})));
+    CHECK_MESSAGE(near(w, expected), said("masked_softmax of rows whose largest allowed score moves from position to position, with masked scores larger still (spread below), is wrong: subtract each row's maximum over its allowed entries", suspect(w, {{kAfterSoftmax, Matrix(softmax_rows(scores).cwiseProduct(numbers(allowed)))}})));
     const std::string not_zero = masked_weights_not_zero(w, allowed);
     CHECK_MESSAGE(not_zero.empty(), not_zero);
   }
@@ -376,7 +376,7 @@ TEST_CASE("4.2 a fully masked row gives all zeros and no NaN") {
   CHECK_MESSAGE((w.row(0).array() == 0.0).all(), policy);
   CHECK_MESSAGE((w.row(2).array() == 0.0).all(), policy);
   CHECK_MESSAGE(near(w, grid({{0.0, 0.0, 0.0}, {0.5, 0.0, 0.5}, {0.0, 0.0, 0.0}}), 1e-15),
-                said("the result is wrong: a fully masked row gives all zeros and no NaN", suspect(w, {{kSentinel, grid({{1.0 / 3, 1.0 / 3, 1.0 / 3},
+                said("masked_softmax of 3 x 3 scores where only row 1 allows anything (keys 0 and 2) must give (0, 0, 0), (0.5, 0, 0.5), (0, 0, 0): a row with no allowed key gets weights 0", suspect(w, {{kSentinel, grid({{1.0 / 3, 1.0 / 3, 1.0 / 3},
                                               {0.5, 0.0, 0.5},
                                               {1.0 / 3, 1.0 / 3, 1.0 / 3}})}})));
   const Matrix single = masked_softmax(grid({{3.0}}), BoolMatrix::Constant(1, 1, false));
@@ -421,7 +421,7 @@ TEST_CASE("4.3 a two-token example worked by hand") {
   const double r3 = std::sqrt(3.0);
   const Matrix out = causal_attention(q, k, v);
   CHECK_MESSAGE(near(out, expected, 1e-14),
-                said("the result is wrong: a two-token example worked by hand", suspect(out, {{kNoScaling, grid({{4, 0}, {0.4, 3.6}})},
+                said("causal_attention of the two-token example in the check's comment must give the rows (4, 0) and (1, 3): query 1 scores (0, ln 3) once divided by sqrt(d_k) = 2, weights (1/4, 3/4)", suspect(out, {{kNoScaling, grid({{4, 0}, {0.4, 3.6}})},
                               {kDkScaling, grid({{4, 0}, {4 / (1 + r3), 4 * r3 / (1 + r3)}})},
                               {kTransposed, grid({{2, 2}, {0, 4}})},
                               {kNoMask, grid({{2, 2}, {1, 3}})},
@@ -474,7 +474,7 @@ TEST_CASE("4.3 attention equals a plain loop for equal and unequal lengths and w
       INFO("alignment: ", name_of(alignment));
       const Matrix out = causal_attention(q, k, v, alignment);
       CHECK_MESSAGE(near(out, attention_by_loops(q, k, v, causal, root)),
-                    said("the result is wrong: attention equals a plain loop for equal and unequal lengths and when decoding", suspect(out, {{kNoScaling, attention_by_loops(q, k, v, causal, 1.0)},
+                    said("causal_attention of 5 random tokens (d_k = 3) differs from the definition by loops: a softmax over keys j <= i of q_i . k_j / sqrt(3), times v", suspect(out, {{kNoScaling, attention_by_loops(q, k, v, causal, 1.0)},
                                   {kDkScaling, attention_by_loops(q, k, v, causal, 3.0)},
                                   {kNoMask, attention_by_loops(q, k, v, lower_triangle(5, 5, 5), root)},
                                   {kDiagonalMasked, attention_by_loops(q, k, v, lower_triangle(5, 5, -1), root)}})));
@@ -485,9 +485,9 @@ TEST_CASE("4.3 attention equals a plain loop for equal and unequal lengths and w
     const Matrix top_left = attention_by_loops(q2, k, v, lower_triangle(2, 5, 0), root);
     const Matrix bottom_right = attention_by_loops(q2, k, v, lower_triangle(2, 5, 3), root);
     const Matrix tl = causal_attention(q2, k, v, Alignment::TopLeft);
-    CHECK_MESSAGE(near(tl, top_left), said("the result is wrong: attention equals a plain loop for equal and unequal lengths and when decoding", suspect(tl, {{kAlignmentSwapped, bottom_right}})));
+    CHECK_MESSAGE(near(tl, top_left), said("causal_attention of 2 queries and 5 keys with Alignment::TopLeft is wrong: query i must see keys 0..i only", suspect(tl, {{kAlignmentSwapped, bottom_right}})));
     const Matrix br = causal_attention(q2, k, v, Alignment::BottomRight);
-    CHECK_MESSAGE(near(br, bottom_right), said("the result is wrong: attention equals a plain loop for equal and unequal lengths and when decoding", suspect(br, {{kAlignmentSwapped, top_left}})));
+    CHECK_MESSAGE(near(br, bottom_right), said("causal_attention of 2 queries and 5 keys with Alignment::BottomRight is wrong: query i must see keys 0..i + 3 (n_k - n_q = 3), so the last query sees every key", suspect(br, {{kAlignmentSwapped, top_left}})));
   }
   SUBCASE("five queries, two keys: bottom-right, the first three see nothing and output zeros") {
     const Matrix k2 = k.topRows(2), v2 = v.topRows(2);
@@ -495,9 +495,9 @@ TEST_CASE("4.3 attention equals a plain loop for equal and unequal lengths and w
     const Matrix bottom_right = attention_by_loops(q, k2, v2, lower_triangle(5, 2, -3), root);
     const Matrix br = causal_attention(q, k2, v2, Alignment::BottomRight);
     CHECK_MESSAGE(!has_nan(br), "a query with no visible key outputs zeros (the fully masked row policy), not NaN");
-    CHECK_MESSAGE(near(br, bottom_right), said("the result is wrong: attention equals a plain loop for equal and unequal lengths and when decoding", suspect(br, {{kAlignmentSwapped, top_left}})));
+    CHECK_MESSAGE(near(br, bottom_right), said("causal_attention of 5 queries and 2 keys with Alignment::BottomRight is wrong: query i must see keys j <= i - 3, so queries 0..2 see none (zeros) and query 4 sees both", suspect(br, {{kAlignmentSwapped, top_left}})));
     const Matrix tl = causal_attention(q, k2, v2, Alignment::TopLeft);
-    CHECK_MESSAGE(near(tl, top_left), said("the result is wrong: attention equals a plain loop for equal and unequal lengths and when decoding", suspect(tl, {{kAlignmentSwapped, bottom_right}})));
+    CHECK_MESSAGE(near(tl, top_left), said("causal_attention of 5 queries and 2 keys with Alignment::TopLeft is wrong: query i must see keys j <= i, so query 0 sees key 0 alone and queries 1..4 see both", suspect(tl, {{kAlignmentSwapped, bottom_right}})));
   }
   SUBCASE("decoding one token at a time over a growing cache") {
     // The new token is the last position: bottom-right alignment, one query, t + 1 cached keys.
@@ -531,7 +531,7 @@ TEST_CASE("4.3 large scores with their maximum in any position do not overflow")
                                  "here reach about 7e5, far beyond exp's range)");
     const double root = std::sqrt(2.0);
     CHECK_MESSAGE(near(out, expected),
-                  said("the result is wrong: large scores with their maximum in any position do not overflow", suspect(out, {{kDiagonalMasked, attention_by_loops(q, k, v, lower_triangle(5, 5, -1), root)},
+                  said("causal_attention of one-hot keys 1e3 long (scores near 7e5) must give (1, 0), (0, 1), (-1, 0), (0, -1), (-1, 0): each query takes the value of its largest visible score", suspect(out, {{kDiagonalMasked, attention_by_loops(q, k, v, lower_triangle(5, 5, -1), root)},
                                 {kNoMask, attention_by_loops(q, k, v, lower_triangle(5, 5, 5), root)},
                                 {kTransposed, attention_by_loops(q, k, v, lower_triangle(5, 5, 0).transpose(), root)}})));
   }

@@ -396,7 +396,7 @@ TEST_CASE("5.1 a projection worked by hand uses one output feature per row of we
   const Matrix expected = grid({{11, 24}, {13, 25}});
   const Matrix y = linear(x, w, b);
   CHECK_MESSAGE(near(y, expected, 0.0),
-                said("the result is wrong: a projection worked by hand uses one output feature per row of weight", suspect(y, {{kTransposed, grid({{15, 22}, {11, 19}})},   // x W + b
+                said("linear(x = [[1, 2], [3, -1]], W = [[1, 0], [2, 1]], b = (10, 20)) must give [[11, 24], [13, 25]]: output feature r is a row of x dotted with row r of W, plus b(r)", suspect(y, {{kTransposed, grid({{15, 22}, {11, 19}})},   // x W + b
                             {kBiasMissing, grid({{1, 4}, {3, 5}})},        // x W^T
                             {kTransposed, grid({{5, 2}, {1, -1}})}})));     // x W, no bias either
 }
@@ -414,7 +414,7 @@ TEST_CASE("5.1 a non-square projection equals its formula") {
       expected(i, r) = sum;
     }
   const Matrix y = linear(x, w, b);
-  CHECK_MESSAGE(near(y, expected), said("the result is wrong: a non-square projection equals its formula", suspect(y, {{kBiasMissing, Matrix(expected.rowwise() - b.transpose())}})));
+  CHECK_MESSAGE(near(y, expected), said("linear of 5 random rows of 7 features to 3 outputs is wrong: y(i, r) must be b(r) + sum over j of x(i, j) W(r, j), with W of shape (out, in) = (3, 7)", suspect(y, {{kBiasMissing, Matrix(expected.rowwise() - b.transpose())}})));
   // Large magnitudes: nothing special, but nothing may overflow either.
   const Matrix big = linear(1e150 * x, w, b);
   CHECK_MESSAGE(near(big, Matrix(1e150 * (expected.rowwise() - b.transpose())), 1e-12), "inputs near 1e150");
@@ -470,7 +470,7 @@ TEST_CASE("5.2 head h gets the contiguous block of columns h times head_dim onwa
   const Matrix interleaved = grid({{0, 3, 1, 4, 2, 5}, {10, 13, 11, 14, 12, 15}});
   const Matrix reversed = grid({{4, 5, 2, 3, 0, 1}, {14, 15, 12, 13, 10, 11}});
   CHECK_MESSAGE(identical(side_by_side, x),
-                said("the result is wrong: head h gets the contiguous block of columns h times head_dim onwards", suspect(side_by_side, {{kInterleaved, interleaved}, {kSplitReversed, reversed}})));
+                said("split_heads(x, 3) of a 2 x 6 x holding 10 i + j is wrong: head h must be columns 2 h and 2 h + 1 of x (the block from h * head_dim on), heads in order", suspect(side_by_side, {{kInterleaved, interleaved}, {kSplitReversed, reversed}})));
   for (Index h = 0; h < 3; ++h) {
     INFO("head ", h, " must be columns ", 2 * h, " and ", 2 * h + 1, " of x");
     CHECK_MESSAGE(identical(heads[static_cast<std::size_t>(h)], x.middleCols(2 * h, 2)), "split_heads(x, 3) of a 6-column x: head " << h << " must be columns " << 2 * h << " and " << 2 * h + 1 << ", unchanged");
@@ -530,7 +530,7 @@ TEST_CASE("5.3 heads are concatenated in head order") {
   const Matrix interleaved = grid({{0, 100, 200, 1, 101, 201}, {10, 110, 210, 11, 111, 211}});
   const Matrix out = concat_heads(heads);
   CHECK_MESSAGE(identical(out, expected),
-                said("the result is wrong: heads are concatenated in head order", suspect(out, {{kConcatReversed, reversed},
+                said("concat_heads of three 2 x 2 heads (head h holds 100 h + 10 i + j) must give [[0, 1, 100, 101, 200, 201], [10, 11, 110, 111, 210, 211]]: head h fills the columns from h * head_dim on", suspect(out, {{kConcatReversed, reversed},
                               {"heads interleaved column by column? Head h must land in a contiguous block", interleaved}})));
 }
 

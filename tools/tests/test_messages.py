@@ -2,7 +2,9 @@
 """Every message template a verdict is shown with, run on every status: none says a phrase twice
 in a row ("does not compile: does not compile:"), and an exercise that cannot run because another
 one does not compile names that one and its first error, in check's, watch's and progress's
-lines alike.
+lines alike. And every check in chapters/*/checks.cpp leads its failure message with a specific
+sentence, never a generic one ("the result is wrong", or the check's own name said again): what is
+wrong, on which input, what to look at next.
 
     test_messages.py
 """
@@ -13,10 +15,12 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "lib" / "tests"))
 
 import workbook  # noqa: E402
 from scalebook import checks, ui  # noqa: E402
 from scalebook.chapters import all_chapters  # noqa: E402
+from check_messages_lead import MESSAGE, arguments, code_only  # noqa: E402
 
 ERROR = "exercises/05-multi-head/ex4_head_attention.cpp:12:5: error: 'q' was not declared in this scope"
 
@@ -29,6 +33,49 @@ def doubled(text: str) -> str | None:
             if words[i:i + size] == words[i + size:i + 2 * size] and not all(w.isdigit() for w in words[i:i + size]):
                 return " ".join(words[i:i + size])
     return None
+
+
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
+# A lead that says only that something is wrong, not what, on which input, or where to look.
+GENERIC = re.compile(r"^(the |your )?(result|output|answer|value|return value|computation)s?( of [\w ]+)?"
+                     r" (is|are|was|were) (wrong|incorrect|not right|bad|off)\b"
+                     r"|^(wrong|incorrect|bad) (result|output|answer|value)s?\b|^(check|test) failed\b", re.IGNORECASE)
+TEST_CASE = re.compile(r'\bTEST_CASE\(\s*"([^"]*)"')
+SAID = re.compile(r"\bsaid\s*\(")
+
+
+def literal(argument: str) -> str | None:
+    """The text of an argument that starts with a string literal ("a" "b" joined), else None."""
+    parts = re.match(r'^((?:"(?:[^"\\]|\\.)*"\s*)+)', argument)
+    return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', parts.group(1))) if parts else None
+
+
+def generic_lead(lead: str, check: str) -> str | None:
+    """Why LEAD, the first sentence of a message in the check named CHECK, is generic, or None."""
+    if GENERIC.search(lead.strip()):
+        return "it says only that the result is wrong"
+    title = re.sub(r"^\d+\.\d+\s+", "", check).strip().lower()
+    rest = lead.strip().lower()
+    if title and (rest == title or rest.partition(": ")[2].strip() == title):
+        return "it only repeats the check's name"
+    return None
+
+
+def generic_leads(chapters: Path) -> list[str]:
+    """Every message lead in CHAPTERS/*/checks.cpp that is generic, as 'file:line: lead (why)'."""
+    found = []
+    for path in sorted(chapters.glob("*/checks.cpp")):
+        text = code_only(path.read_text())
+        cases = [(m.start(), m.group(1)) for m in TEST_CASE.finditer(text)]
+        leads = [(m.start(), arguments(text, m.end() - 1)[:1]) for m in SAID.finditer(text)]
+        leads += [(m.start(), arguments(text, m.end() - 1)[1:2]) for m in MESSAGE.finditer(text)]
+        for at, argument in leads:
+            lead = literal(argument[0]) if argument else None
+            check = next((name for start, name in reversed(cases) if start < at), "")
+            why = generic_lead(lead, check) if lead is not None else None
+            if why:
+                found.append(f"{path.relative_to(chapters.parent)}:{text.count(chr(10), 0, at) + 1}: {lead!r} ({why})")
+    return found
 
 
 def main() -> int:
@@ -108,6 +155,19 @@ def main() -> int:
     expect(doubled("next: exercise 5.4 — does not compile: does not compile: x.cpp:1") == "does not compile",
            "the doubled-phrase detector misses 'does not compile: does not compile'")
     expect(doubled("exercise 5.4 does not compile — x.cpp:12:5: error") is None, "the detector flags a clean line")
+
+    # Every check's lead is specific; the detector catches the generic leads this test exists for.
+    for lead in generic_leads(CHAPTERS):
+        failures.append(f"a generic lead: {lead}: say what is wrong, on which input, and what to look at next")
+    expect(generic_lead("the result is wrong: dot scores of the worked example", "3.1 dot scores of the worked example")
+           is not None, "the generic-lead detector misses 'the result is wrong: ...'")
+    expect(generic_lead("heads are concatenated in head order", "5.3 heads are concatenated in head order") is not None,
+           "the generic-lead detector misses a lead that only repeats the check's name")
+    expect(generic_lead("Output is incorrect", "") is not None, "the generic-lead detector misses 'Output is incorrect'")
+    expect(generic_lead("concat_heads of three 2 x 2 heads must give [[0, 1, 100]]: head h fills the columns from "
+                        "h * head_dim on", "5.3 heads are concatenated in head order") is None,
+           "the generic-lead detector flags a specific lead")
+    expect(literal('"a " "b" + x') == "a b" and literal("on << \"x\"") is None, "literal() misreads a message")
 
     for failure in failures:
         print(f"FAIL: {failure}")

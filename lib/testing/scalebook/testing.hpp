@@ -198,6 +198,17 @@ std::string thrown_message(F&& f) {
 
 inline bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
+/// What CALL threw (its what()), or "" when it returned: for a check that a valid input, such as a
+/// tiny positive learning rate, is accepted and not thrown out.
+inline std::string thrown_by(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace scalebook::testing
 
 /// CHECK_THROWS_TYPED(expression, Type, "function", "hint if nothing is thrown"): the expression
