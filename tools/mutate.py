@@ -23,7 +23,8 @@ become the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md (other rows are kept
 survivors listed below the table. --recheck LABEL tests only the survivors that row lists (after
 new checks were added: a mutant the checks killed stays killed) and, with --record, counts the row's
 killed and equivalent mutants with the ones this run adds. The exit status is 1 when a survivor is
-left, 0 otherwise. Run with Debian's /usr/bin/python3 (where python3-clang lives).
+left, 0 otherwise, and 2 when the build folder is not configured or the chapter's checks are not built
+(with the command that builds them). Run with Debian's /usr/bin/python3 (where python3-clang lives).
 """
 from __future__ import annotations
 
@@ -215,6 +216,36 @@ def link_command(build: Path, target: str) -> list[str]:
     return words
 
 
+def build_command(build: Path, target: str) -> str:
+    """The command that configures (if need be) and builds TARGET in BUILD, as the student types it."""
+    try:
+        shown = str(build.relative_to(ROOT))
+    except ValueError:
+        shown = str(build)
+    configure = ""
+    if not (build / "build.ninja").exists():
+        presets = {p["name"] for p in json.loads((ROOT / "CMakePresets.json").read_text())["configurePresets"]}
+        # build/NAME of a preset is that preset's folder; elsewhere, the reference preset's build.
+        configure = (f"cmake --preset {build.name} && " if build.parent == ROOT / "build" and build.name in presets
+                     else f"cmake --preset reference -B {shlex.quote(shown)} && ")
+    return f"{configure}cmake --build {shlex.quote(shown)} --target {target} -j2"
+
+
+def unbuilt(build: Path, target: str) -> str:
+    """Why BUILD cannot run TARGET's mutants (not configured, TARGET unknown, not built or out of
+    date), or "" when it can."""
+    if not (build / "build.ninja").exists() or not (build / "compile_commands.json").exists():
+        return f"{build} is not a configured build"
+    dry = subprocess.run(["ninja", "-C", str(build), "-n", target], capture_output=True, text=True)
+    if dry.returncode != 0:
+        return f"{build} has no target {target} (is it a build of the reference track?)"
+    if "no work to do" not in dry.stdout:
+        return f"the checks {target} are not built, or older than their sources, in {build}"
+    if not (build / "checks.tsv").exists():
+        return f"{build} has no checks.tsv listing the checks"
+    return ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapter", help="a chapter number (3) or folder name (03-attention-scaling)")
@@ -260,6 +291,11 @@ def main() -> int:
         return 0
 
     build = args.build.resolve()
+    why = unbuilt(build, f"{chapter.target}_checks")
+    if why:  # one sentence and the command that fixes it, not a traceback
+        print(f"mutate.py: {why}; build the chapter's checks first with: "
+              f"{build_command(build, f'{chapter.target}_checks')}", file=sys.stderr)
+        return 2
     link = link_command(build, f"{chapter.target}_checks")
     # The checks link the reference either as its archive or as its exercise objects themselves.
     library = next((w for w in link if w.endswith(f"lib{chapter.target}_reference.a")), None)
