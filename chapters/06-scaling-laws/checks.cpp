@@ -52,6 +52,12 @@ constexpr char kNaiveSoftmax[] = "cross-entropy without subtracting the row's ma
 // What the bad-input checks say when nothing is thrown.
 constexpr char kThrowsShape[] = "lists of different lengths, too few points or empty inputs must throw ShapeError";
 constexpr char kThrowsValue[] = "non-positive, NaN, infinite or out-of-range values must throw ValueError";
+constexpr char kThrowsValueEnds[] = "a bad value at the first or the last entry must throw ValueError too: does your check "
+                                    "visit every index, 0 to n - 1?";
+constexpr char kZeroAccepted[] = "0 is allowed here (the contract says >= 0): look for a > or a threshold above 0 where "
+                                 ">= 0 belongs in your parameter check";
+constexpr char kTinyAccepted[] = "every positive value is valid, however small: look for a threshold above 0 in your "
+                                 "argument checks";
 
 Matrix as_row(std::initializer_list<double> values) {
   Matrix m(1, static_cast<Index>(values.size()));
@@ -141,6 +147,81 @@ ch06::SaturatingPowerLaw grid_only_fit(const std::vector<double>& n, const std::
     }
   }
   return out;
+}
+
+// The contract's method replayed step by step, with the log-log line of this file: the scan over
+// E_k = min L (1 - 10^(-12k/256)), k = 0 .. 255, then golden-section search on
+// [E_max(k-1, 0), E_k+1] to a width below 1e-12 min L, the grid point kept when the refinement
+// found nothing better. A correct fit_saturating_power_law agrees with it to rounding.
+ch06::SaturatingPowerLaw method_fit(const std::vector<double>& n, const std::vector<double>& l) {
+  const double top = *std::min_element(l.begin(), l.end());
+  auto trial = [&](int k) { return top * (1.0 - std::pow(10.0, -12.0 * k / 256)); };
+  auto score = [&](double e, ch06::PowerLaw& p) {
+    std::vector<double> above;
+    for (double x : l) above.push_back(x - e);
+    p = loglog_fit(n, above);
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n.size(); ++i) sum += std::pow(l[i] - e - p.a * std::pow(n[i], -p.alpha), 2);
+    return sum;
+  };
+  ch06::PowerLaw p;
+  int best_k = 0;
+  double best = score(trial(0), p);
+  for (int k = 1; k < 256; ++k) {
+    const double s = score(trial(k), p);
+    if (s < best) {
+      best = s;
+      best_k = k;
+    }
+  }
+  const double r = (std::sqrt(5.0) - 1.0) / 2.0;
+  double lo = trial(std::max(best_k - 1, 0)), hi = trial(best_k + 1);
+  double x1 = hi - r * (hi - lo), x2 = lo + r * (hi - lo);
+  double f1 = score(x1, p), f2 = score(x2, p);
+  while (hi - lo > 1e-12 * top) {
+    if (f1 <= f2) {
+      hi = x2;
+      x2 = x1;
+      f2 = f1;
+      x1 = hi - r * (hi - lo);
+      f1 = score(x1, p);
+    } else {
+      lo = x1;
+      x1 = x2;
+      f1 = f2;
+      x2 = lo + r * (hi - lo);
+      f2 = score(x2, p);
+    }
+  }
+  double e = (lo + hi) / 2.0;
+  if (score(e, p) > best) e = trial(best_k);
+  score(e, p);
+  return {e, p.a, p.alpha};
+}
+
+// A data set for 6.2: sizes, losses and how they were made, in words for the messages.
+struct LawData {
+  std::vector<double> n, l;
+  std::string what;  // "11 points of 0.5 + 20 N^-0.4 with noise of standard deviation 0.002 (seed 621), N = 16 .. 16384"
+};
+
+LawData law_data(const std::vector<double>& n, double e, double a, double alpha, double sigma, std::uint64_t seed) {
+  LawData d{n, saturating(n, e, a, alpha), ""};
+  Rng rng(seed);
+  if (sigma > 0.0)
+    for (double& x : d.l) x += sigma * rng.normal();
+  d.what = std::to_string(n.size()) + (sigma > 0.0 ? " noisy points of " : " exact points (no noise) of ") +
+           format_number(e) + " + " + format_number(a) + " N^-" + format_number(alpha) +
+           (sigma > 0.0 ? " plus normal noise of standard deviation " + format_number(sigma) + " (Rng(" +
+                              std::to_string(seed) + "))"
+                        : "") +
+           ", N = " + format_number(n.front()) + " .. " + format_number(n.back());
+  return d;
+}
+
+std::vector<double> times(std::vector<double> v, double factor) {
+  for (double& x : v) x *= factor;
+  return v;
 }
 
 double law_loss(const ch06::ComputeLaw& law, double n, double d) {
@@ -246,6 +327,16 @@ TEST_CASE("6.1 non-positive or non-finite sizes and losses and equal sizes throw
   CHECK_THROWS_TYPED(ch06::fit_power_law({5, 5, 5}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValue);
 }
 
+TEST_CASE("6.1 a bad size or loss at the first or the last point throws ValueError") {
+  for (double bad : {0.0, -1.0, kNaN, kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::fit_power_law({bad, 2, 3}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {bad, 2, 1}), ValueError, "fit_power_law", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, bad}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {3, 2, bad}), ValueError, "fit_power_law", kThrowsValueEnds);
+  }
+}
+
 // ---- 6.2 fit_saturating_power_law -----------------------------------------------------------
 
 TEST_CASE("6.2 a noiseless law with an irreducible loss is recovered") {
@@ -342,6 +433,87 @@ TEST_CASE("6.2 fewer points than parameters, mismatched lengths and bad values t
   }
 }
 
+TEST_CASE("6.2 a bad size or loss at the first or the last point throws ValueError") {
+  for (double bad : {0.0, -1.0, kNaN, kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({bad, 10, 100}, {3, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {bad, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, bad}, {3, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {3, 2, bad}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
+  }
+}
+
+TEST_CASE("6.2 the contract's method replayed: the scan over E_k, then golden-section search") {
+  // Four noisy data sets and six exact ones. The method (scan, then refinement between the best
+  // E_k's neighbours) fixes the answer: a correct fit agrees with the replay below to rounding
+  // (1e-6), whatever the noise did to the data; a scan without refinement, another grid or a
+  // refinement on another interval lands elsewhere.
+  const std::vector<LawData> sets = {
+      law_data(powers_of_two(4, 14), 0.5, 20.0, 0.4, 0.002, 621),
+      law_data({1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}, 1.8, 400.0, 0.3, 0.01, 622),
+      law_data({10, 30, 100, 300, 1000}, 0.1, 5.0, 0.7, 0.001, 623),
+      law_data(powers_of_two(0, 12), 2.0, 1.0, 0.5, 0.02, 624),
+      law_data({1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}, 3.0, 100.0, 0.25, 0.0, 0),
+      law_data(powers_of_two(1, 9), 0.0, 3.0, 0.5, 0.0, 0),
+      law_data({10, 30, 100, 300, 1000}, 0.01, 2.0, 0.3, 0.0, 0),  // E far below min L: between E_0 and E_1
+      law_data({1, 4, 16, 64}, 0.3, 15.0, 0.43, 0.0, 0),             // E just above E_1 = 0.102 min L
+      law_data({10, 100, 1e3, 1e4, 1e5, 1e6}, 1.6, 33.0, 1.0, 0.0, 0),  // E within 2e-5 of min L: k near 100
+      law_data(powers_of_two(0, 5), 1.4, 38.0, 0.33, 0.0, 0),           // the best grid point is E_1
+  };
+  for (const LawData& d : sets) {
+    CAPTURE(d.what);
+    ch06::SaturatingPowerLaw fit;
+    const std::string diagnosis = fit_diagnosis(d.n, d.l, fit);
+    CHECK_MESSAGE(diagnosis.empty(), "fit_saturating_power_law on " << d.what << ": " << diagnosis);
+    if (!diagnosis.empty()) continue;
+    const ch06::SaturatingPowerLaw replay = method_fit(d.n, d.l);
+    CHECK_MESSAGE(near(law_row(fit), law_row(replay), 1e-6),
+                  said("fit_saturating_power_law on " + d.what + " gave (E, A, alpha) that differ from the contract's "
+                       "method replayed (expected below): compare your scan of the 256 E_k and your golden-section "
+                       "search on [E_(k-1), E_(k+1)] with the contract's, one step at a time",
+                       suspect(law_row(fit), {{kGridOnly, law_row(grid_only_fit(d.n, d.l))},
+                                              {kNoIrreducible, [&] {
+                                                 const ch06::PowerLaw p = loglog_fit(d.n, d.l);
+                                                 return as_row({0.0, p.a, p.alpha});
+                                               }()}}, 1e-6)));
+  }
+}
+
+TEST_CASE("6.2 losses and sizes in other units give the same law in those units") {
+  // L = E + A N^-alpha: losses times c give (c E, c A, alpha); sizes times s give (E, A s^alpha,
+  // alpha). The contract's method scales with them (its grid and its stopping width are relative
+  // to min L); an absolute width such as hi - lo > 1e-12 either never stops or stops at once. Sizes
+  // and losses of 1e-12 are positive like any others: no threshold above 0 rejects them.
+  const LawData d = law_data(powers_of_two(4, 14), 0.5, 20.0, 0.4, 0.002, 621);
+  const ch06::SaturatingPowerLaw base = method_fit(d.n, d.l);
+  for (double c : {1e-12, 1e12}) {
+    CAPTURE(c);
+    ch06::SaturatingPowerLaw fit;
+    const std::string thrown = scalebook::testing::thrown_by([&] { fit = ch06::fit_saturating_power_law(d.n, times(d.l, c)); });
+    CHECK_MESSAGE(thrown.empty(), "fit_saturating_power_law on the losses of " << d.what << " multiplied by "
+                                  << format_number(c) << " threw \"" << thrown << "\": " << kTinyAccepted
+                                  << "; and every trial E must stay below the smallest loss");
+    if (!thrown.empty()) continue;
+    CHECK_MESSAGE(near(as_row({fit.e / c, fit.a / c, fit.alpha}), law_row(base), 1e-6),
+                  "fit_saturating_power_law on the losses of " << d.what << " multiplied by " << format_number(c)
+                  << " must give E and A multiplied by " << format_number(c) << " and the same alpha (E / "
+                  << format_number(c) << ", A / " << format_number(c) << ", alpha below): is a tolerance, a step or a "
+                  "starting point in your code absolute instead of relative to the smallest loss?");
+  }
+  for (double scale : {1e-12, 1e12}) {
+    CAPTURE(scale);
+    ch06::SaturatingPowerLaw fit;
+    const std::string thrown = scalebook::testing::thrown_by([&] { fit = ch06::fit_saturating_power_law(times(d.n, scale), d.l); });
+    CHECK_MESSAGE(thrown.empty(), "fit_saturating_power_law on the sizes of " << d.what << " multiplied by "
+                                  << format_number(scale) << " threw \"" << thrown << "\": " << kTinyAccepted);
+    if (!thrown.empty()) continue;
+    CHECK_MESSAGE(near(as_row({fit.e, fit.a / std::pow(scale, fit.alpha), fit.alpha}), law_row(base), 1e-6),
+                  "fit_saturating_power_law on the sizes of " << d.what << " multiplied by " << format_number(scale)
+                  << " must give the same E and alpha and A times " << format_number(scale) << "^alpha (E, A / "
+                  << format_number(scale) << "^alpha, alpha below): is something in your code absolute in N?");
+  }
+}
+
 // ---- 6.3 extrapolate ------------------------------------------------------------------------
 
 TEST_CASE("6.3 hand-worked predictions and signed relative errors") {
@@ -384,6 +556,68 @@ TEST_CASE("6.3 empty or mismatched lists, bad sizes, losses or laws throw") {
   CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, -0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
   CHECK_THROWS_TYPED(ch06::extrapolate({-1e-9, 2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
   CHECK_THROWS_TYPED(ch06::extrapolate({1.0, -2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+}
+
+TEST_CASE("6.3 worst is the largest relative error in absolute value, also when it is negative") {
+  // E = 1, A = 8, alpha = 1/3 at N = 1, 8: predictions 9, 5 against losses 9, 10: errors 0, -0.5.
+  const ch06::Extrapolation x = ch06::extrapolate({1.0, 8.0, 1.0 / 3.0}, {1, 8}, {9, 10});
+  CHECK_MESSAGE(x.worst == doctest::Approx(0.5).epsilon(1e-12),
+                "extrapolate with E = 1, A = 8, alpha = 1/3 at N = 1, 8 against losses 9, 10 has relative errors 0 and "
+                "-0.5, so worst must be 0.5, got " << format_number(x.worst)
+                << ": worst is the largest |relative error|; take std::abs first, then the maximum");
+}
+
+TEST_CASE("6.3 a law with a zero parameter is valid") {
+  // e = 0, a = 0 and alpha = 0 are all allowed (>= 0): L = 0 + 2 N^-0.5, L = 1 + 0, L = 1 + 2 N^0 = 3.
+  const struct {
+    ch06::SaturatingPowerLaw law;
+    const char* name;
+    double predicted;  // at N = 4
+  } laws[] = {{{0.0, 2.0, 0.5}, "e = 0, a = 2, alpha = 0.5", 1.0}, {{1.0, 0.0, 0.5}, "e = 1, a = 0, alpha = 0.5", 1.0},
+              {{1.0, 2.0, 0.0}, "e = 1, a = 2, alpha = 0", 3.0}};
+  for (const auto& c : laws) {
+    ch06::Extrapolation x;
+    const std::string thrown = scalebook::testing::thrown_by([&] { x = ch06::extrapolate(c.law, {4}, {2}); });
+    CHECK_MESSAGE(thrown.empty(), "extrapolate with the law " << c.name << " at N = 4 threw \"" << thrown << "\": " << kZeroAccepted);
+    if (!thrown.empty()) continue;
+    CHECK_MESSAGE(near(as_row(x.predicted), as_row({c.predicted}), 1e-12),
+                  "extrapolate with the law " << c.name << " at N = 4 must predict " << format_number(c.predicted));
+  }
+}
+
+TEST_CASE("6.3 sizes of extreme magnitude and a bad first or last point") {
+  // L = 1 + 2 N^-0.5 at N = 1e-300 and 1e300: 1 + 2e150 and 1 + 2e-150 (= 1 in doubles).
+  ch06::Extrapolation x;
+  const std::string thrown = scalebook::testing::thrown_by(
+      [&] { x = ch06::extrapolate({1.0, 2.0, 0.5}, {1e-300, 1e300}, {2e150, 1}); });
+  REQUIRE_MESSAGE(thrown.empty(), "extrapolate at N = 1e-300 and 1e300 threw \"" << thrown << "\": " << kTinyAccepted);
+  CHECK_MESSAGE(near(as_row(x.predicted), as_row({1 + 2e150, 1}), 1e-12),
+                "extrapolate with E = 1, A = 2, alpha = 0.5 at N = 1e-300 and 1e300 must predict 2e150 and 1");
+  CHECK_MESSAGE(near(as_row(x.relative_error), as_row({0, 0}), 1e-12),
+                "extrapolate with E = 1, A = 2, alpha = 0.5 at N = 1e-300 and 1e300 against losses 2e150 and 1 must "
+                "give relative errors 0 and 0");
+  // L = 0 + 2 N^-0.5 at N = 1e300: a loss of 2e-150, positive like any other.
+  const std::string tiny = scalebook::testing::thrown_by([&] { x = ch06::extrapolate({0.0, 2.0, 0.5}, {1e300}, {2e-150}); });
+  CHECK_MESSAGE(tiny.empty(), "extrapolate with E = 0, A = 2, alpha = 0.5 at N = 1e300 against the loss 2e-150 threw \""
+                                  << tiny << "\": " << kTinyAccepted);
+  if (tiny.empty()) {
+    CHECK_MESSAGE(near(as_row(x.relative_error), as_row({0}), 1e-12),
+                  "extrapolate with E = 0, A = 2, alpha = 0.5 at N = 1e300 must predict the loss 2e-150 exactly: relative "
+                  "error 0");
+  }
+  for (double bad : {0.0, -1.0, kNaN, kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {bad, 4}, {2, 2}), ValueError, "extrapolate", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {1, 4}, {bad, 2}), ValueError, "extrapolate", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {1, bad}, {2, 2}), ValueError, "extrapolate", kThrowsValueEnds);
+    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {1, 4}, {2, bad}), ValueError, "extrapolate", kThrowsValueEnds);
+  }
+  for (double bad : {kNaN, kInf, -kInf}) {
+    CAPTURE(bad);
+    CHECK_THROWS_TYPED(ch06::extrapolate({bad, 2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, bad, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, bad}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
+  }
 }
 
 // ---- 6.4 compute_optimal --------------------------------------------------------------------
@@ -450,6 +684,41 @@ TEST_CASE("6.4 a budget or law out of range throws ValueError") {
   CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal", kThrowsValue);
 }
 
+TEST_CASE("6.4 a zero or non-finite parameter throws ValueError, a tiny positive one does not") {
+  const char* names[5] = {"e", "a", "b", "alpha", "beta"};
+  for (int p = 0; p < 5; ++p) {
+    CAPTURE(names[p]);
+    for (double bad : {kNaN, kInf, -kInf, 0.0}) {
+      if (p == 0 && bad == 0.0) continue;  // e = 0 is allowed
+      ch06::ComputeLaw law = kChinchilla;
+      double* fields[5] = {&law.e, &law.a, &law.b, &law.alpha, &law.beta};
+      *fields[p] = bad;
+      CHECK_THROWS_TYPED(ch06::compute_optimal(law, 1e20), ValueError, "compute_optimal",
+                         std::string("the law with ") + names[p] + " = " + format_number(bad) +
+                             " must throw ValueError: e must be >= 0 and finite; a, b, alpha and beta must be > 0 "
+                             "(0 itself is out) and finite; check each of the five");
+    }
+    ch06::ComputeLaw law = kChinchilla;
+    double* fields[5] = {&law.e, &law.a, &law.b, &law.alpha, &law.beta};
+    *fields[p] = p == 0 ? 0.0 : 1e-12;
+    ch06::Allocation x;
+    const std::string thrown = scalebook::testing::thrown_by([&] { x = ch06::compute_optimal(law, 1e20); });
+    CHECK_MESSAGE(thrown.empty(), "compute_optimal with Hoffmann et al.'s law but " << names[p] << " = " << format_number(*fields[p])
+                                  << " threw \"" << thrown << "\": " << (p == 0 ? kZeroAccepted : kTinyAccepted));
+  }
+  for (double tiny : {1e-300, 1e-12}) {
+    ch06::Allocation x;
+    const std::string thrown = scalebook::testing::thrown_by([&] { x = ch06::compute_optimal(kChinchilla, tiny); });
+    CHECK_MESSAGE(thrown.empty(), "compute_optimal with a budget of " << format_number(tiny) << " FLOPs threw \"" << thrown
+                                  << "\": " << kTinyAccepted);
+    if (thrown.empty()) {
+      CHECK_MESSAGE(x.params * x.tokens == doctest::Approx(tiny / 6.0).epsilon(1e-12),
+                    "compute_optimal with a budget of " << format_number(tiny) << " FLOPs must spend it as 6 N D = C, "
+                    "got N D = " << format_number(x.params * x.tokens));
+    }
+  }
+}
+
 // ---- 6.5 shuffle_train_labels ---------------------------------------------------------------
 
 TEST_CASE("6.5 the training labels follow the documented shuffle and the test labels stay") {
@@ -496,6 +765,8 @@ TEST_CASE("6.5 no training labels or a negative label throws") {
   CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, -1}, {1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
   CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, INT_MIN}, {1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
   CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, 2}, {0, -1}, 1), ValueError, "shuffle_train_labels", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({-1, 2}, {1}, 1), ValueError, "shuffle_train_labels", kThrowsValueEnds);
+  CHECK_THROWS_TYPED(ch06::shuffle_train_labels({1, 2}, {-1, 0}, 1), ValueError, "shuffle_train_labels", kThrowsValueEnds);
 }
 
 // ---- 6.6 accuracy_report --------------------------------------------------------------------
@@ -560,6 +831,8 @@ TEST_CASE("6.6 empty sets, mismatched rows or classes and bad labels or logits t
   CHECK_THROWS_TYPED(ch06::accuracy_report(x, {0, 1, 4}, x, y), ValueError, "accuracy_report", kThrowsValue);      // = classes
   CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, x, {0, -1, 2}), ValueError, "accuracy_report", kThrowsValue);
   CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, x, {0, INT_MIN, 2}), ValueError, "accuracy_report", kThrowsValue);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, {4, 1, 3}, x, y), ValueError, "accuracy_report", kThrowsValueEnds);
+  CHECK_THROWS_TYPED(ch06::accuracy_report(x, y, x, {-1, 1, 3}), ValueError, "accuracy_report", kThrowsValueEnds);
   Matrix bad = x;
   bad(2, 3) = kNaN;
   CHECK_THROWS_TYPED(ch06::accuracy_report(bad, y, x, y), ValueError, "accuracy_report", kThrowsValue);
