@@ -17,6 +17,7 @@
 #include <limits>
 #include <string>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "allocation_meter.hpp"
@@ -408,8 +409,10 @@ TEST_CASE("7.3 the crossover is the smallest length where attention reaches the 
   };
   // d = 5, h = 1, d_ff = 5: attention 25·n², the rest 300·n: exactly equal at n = 12 (rounding
   // down and adding one would say 13). d = 768 (GPT-2 small): 14155776 / 3132 = 4519.8, so 4520.
+  // d = 6, h = 1, d_ff = 11: the rest 552·n, attention 29·n²; 552 = 19·29 + 1 leaves 1 over, so
+  // n = 20, and a ceiling division that adds q - 2 instead of q - 1 says 19.
   for (Case c : {Case{5, 1, 5}, Case{768, 12, 3072}, Case{64, 1, 256}, Case{4096, 32, 16384}, Case{1, 1, 1},
-                 Case{8, 8, 1}}) {
+                 Case{8, 8, 1}, Case{6, 1, 11}}) {
     INFO("d_model = ", c.d, ", n_heads = ", c.h, ", d_ff = ", c.ff);
     // Search by the formulas of this file: the first n at which attention >= projections + mlp.
     Index expected = 1;
@@ -421,11 +424,16 @@ TEST_CASE("7.3 the crossover is the smallest length where attention reaches the 
     const Index n = crossover_length(LayerShape{c.d, c.h, c.ff});
     std::string why;
     const LayerCounts at = layer_by_formula(std::max<Index>(n, 1), c.d, c.h, c.ff);
-    if (n == expected - 1) why = "one too short: rounded down instead of up?";
+    const std::int64_t rest = 8 * c.d * c.d + 4 * c.d * c.ff, per_pair = 4 * c.d + 5 * c.h;
+    if (n == expected - 1 && rest % per_pair == 1)
+      why = "one too short where " + str(rest) + " / " + str(per_pair) + " leaves 1 over: a ceiling division (p + q - 1) / q "
+            "adds exactly q - 1, no less";
+    else if (n == expected - 1) why = "one too short: rounded down instead of up?";
     else if (n == expected + 1) why = "one too long: rounded down and added one, which is wrong when the division is exact?";
     else if (n > 0 && at.attention < at.projections) why = "attention has not even reached the projections there";
     else if (n > 0 && n < expected) why = "the MLP left out? The crossover compares attention with the projections AND the MLP";
-    CHECK_MESSAGE(n == expected, "expected ", expected, ". ", why);
+    CHECK_MESSAGE(n == expected, "crossover_length returned ", n, "; the smallest n where attention's FLOPs reach the "
+                                 "projections' and the MLP's together is ", expected, ". ", why);
   }
 }
 
@@ -739,6 +747,36 @@ TEST_CASE("7.6 tiled attention never allocates an n by n matrix") {
                   bound, " (the n x n matrix alone is ", n_by_n, ")");
     CHECK_MESSAGE(tiled.peak_bytes >= n * d * static_cast<std::int64_t>(sizeof(double)),
                   "the output alone is n x d doubles: the allocation meter does not see tiled_attention");
+  }
+}
+
+TEST_CASE("7.6 buffers are as long as a block, not as the sequence") {
+  // n = 4096 queries and keys of width 1, blocks of 16 and 256 rows (and the other way round): a
+  // score tile holds 16·256 doubles (32 KiB). A tile or an accumulator sized max(block, n) or n
+  // rows instead of min(block, n) holds 4096·256 doubles (8 MiB); the (n, n) scores would be 128 MiB.
+  Rng rng(766);
+  const Index n = 4096, d = 1;
+  const Matrix q = normal_matrix(n, d, rng), k = normal_matrix(n, d, rng), v = normal_matrix(n, d, rng);
+  for (const std::pair<Index, Index>& blocks : {std::pair<Index, Index>{16, 256}, std::pair<Index, Index>{256, 16}}) {
+    const Index block_q = blocks.first, block_k = blocks.second;
+    INFO("block_q = ", block_q, ", block_k = ", block_k);
+    const HeapUse tiled = tiled_attention_heap_use(q, k, v, block_q, block_k, Masking::None);
+    if (tiled.resident_bytes >= 0) {
+      // Graded: the worker's resident memory (whole pages, request and reply buffers, code); the
+      // inputs and output are 128 KiB, the tiles 32 KiB. As in the check above, 4 MiB lies between.
+      const std::int64_t resident_bound = 4 << 20;
+      CHECK_MESSAGE(tiled.resident_bytes < resident_bound, "tiled_attention with n = 4096, d = 1 and blocks of ", block_q,
+                    " queries and ", block_k, " keys made the worker hold ", tiled.resident_bytes, " bytes at once; "
+                    "allowed ", resident_bound, ": is a tile or an accumulator as long as the sequence instead of a block?");
+      continue;
+    }
+    // The bound of the check above: O((n_q + n_k)·(d_k + d_v)) for copies, output and per-query
+    // state, a few tiles and 256 KiB: 1.2 MiB here.
+    const std::int64_t bound = 8 * (2 * (2 * n) * (2 * d) + 8 * (2 * n) + 4 * block_q * block_k) + 256 * 1024;
+    CHECK_MESSAGE(tiled.peak_bytes <= bound, "tiled_attention with n = 4096, d = 1 and blocks of ", block_q, " queries and ",
+                  block_k, " keys had ", tiled.peak_bytes, " bytes live at once; allowed ", bound, " (a ", block_k, " x ",
+                  block_q, " tile is ", 8 * block_q * block_k, "): is a tile or an accumulator sized max(block, n) or n "
+                  "instead of min(block, n)?");
   }
 }
 
