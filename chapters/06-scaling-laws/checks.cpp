@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -128,75 +130,92 @@ std::string fit_diagnosis(const std::vector<double>& n, const std::vector<double
   return "";
 }
 
-// The method's scan over E_k = min L (1 - 10^(-12k/256)), k = 0 .. 255, without the refinement
-// that follows it: the best grid point, as a fit (the known mistake of stopping there).
-ch06::SaturatingPowerLaw grid_only_fit(const std::vector<double>& n, const std::vector<double>& l) {
-  const double top = *std::min_element(l.begin(), l.end());
-  double best = kInf;
-  ch06::SaturatingPowerLaw out;
-  for (int k = 0; k < 256; ++k) {
-    const double e = top * (1.0 - std::pow(10.0, -12.0 * k / 256));
-    std::vector<double> above;
-    for (double x : l) above.push_back(x - e);
-    const ch06::PowerLaw p = loglog_fit(n, above);
-    double sum = 0.0;
-    for (std::size_t i = 0; i < n.size(); ++i) sum += std::pow(l[i] - e - p.a * std::pow(n[i], -p.alpha), 2);
-    if (sum < best) {
-      best = sum;
-      out = {e, p.a, p.alpha};
-    }
-  }
-  return out;
+// The profile score of a trial E: the log-log fit of the losses above E (as p) and the sum of
+// squared residuals of E + A N^-alpha on linear axes.
+double profile_score(const std::vector<double>& n, const std::vector<double>& l, double e, ch06::PowerLaw& p) {
+  std::vector<double> above;
+  for (double x : l) above.push_back(x - e);
+  p = loglog_fit(n, above);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n.size(); ++i) sum += std::pow(l[i] - e - p.a * std::pow(n[i], -p.alpha), 2);
+  return sum;
 }
 
-// The contract's method replayed step by step, with the log-log line of this file: the scan over
-// E_k = min L (1 - 10^(-12k/256)), k = 0 .. 255, then golden-section search on
-// [E_max(k-1, 0), E_k+1] to a width below 1e-12 min L, the grid point kept when the refinement
-// found nothing better. A correct fit_saturating_power_law agrees with it to rounding.
-ch06::SaturatingPowerLaw method_fit(const std::vector<double>& n, const std::vector<double>& l) {
-  const double top = *std::min_element(l.begin(), l.end());
-  auto trial = [&](int k) { return top * (1.0 - std::pow(10.0, -12.0 * k / 256)); };
-  auto score = [&](double e, ch06::PowerLaw& p) {
-    std::vector<double> above;
-    for (double x : l) above.push_back(x - e);
-    p = loglog_fit(n, above);
-    double sum = 0.0;
-    for (std::size_t i = 0; i < n.size(); ++i) sum += std::pow(l[i] - e - p.a * std::pow(n[i], -p.alpha), 2);
-    return sum;
-  };
+// The trial E_k = min L (1 - 10^(-12k/256)) of the contract's scan.
+double trial_e(const std::vector<double>& l, int k) {
+  return *std::min_element(l.begin(), l.end()) * (1.0 - std::pow(10.0, -12.0 * k / 256));
+}
+
+// The scan over k = 0 .. 255: the first k of least score, and that score as best.
+int best_grid_point(const std::vector<double>& n, const std::vector<double>& l, double& best) {
   ch06::PowerLaw p;
   int best_k = 0;
-  double best = score(trial(0), p);
+  best = profile_score(n, l, trial_e(l, 0), p);
   for (int k = 1; k < 256; ++k) {
-    const double s = score(trial(k), p);
+    const double s = profile_score(n, l, trial_e(l, k), p);
     if (s < best) {
       best = s;
       best_k = k;
     }
   }
+  return best_k;
+}
+
+// The method's scan without the refinement that follows it: the best grid point, as a fit (the
+// known mistake of stopping there).
+ch06::SaturatingPowerLaw grid_only_fit(const std::vector<double>& n, const std::vector<double>& l) {
+  double best = 0.0;
+  const double e = trial_e(l, best_grid_point(n, l, best));
+  ch06::PowerLaw p;
+  profile_score(n, l, e, p);
+  return {e, p.a, p.alpha};
+}
+
+// The contract's method replayed step by step, with the log-log line of this file: the scan over
+// E_k, then golden-section search on [E_max(k-1, 0), E_k+1] to a width below 1e-12 min L, the grid
+// point kept when the refinement found nothing better. A correct fit_saturating_power_law agrees
+// with it to rounding.
+ch06::SaturatingPowerLaw method_fit(const std::vector<double>& n, const std::vector<double>& l) {
+  const double top = *std::min_element(l.begin(), l.end());
+  double best = 0.0;
+  const int best_k = best_grid_point(n, l, best);
+  ch06::PowerLaw p;
+  auto score = [&](double e) { return profile_score(n, l, e, p); };
   const double r = (std::sqrt(5.0) - 1.0) / 2.0;
-  double lo = trial(std::max(best_k - 1, 0)), hi = trial(best_k + 1);
+  double lo = trial_e(l, std::max(best_k - 1, 0)), hi = trial_e(l, best_k + 1);
   double x1 = hi - r * (hi - lo), x2 = lo + r * (hi - lo);
-  double f1 = score(x1, p), f2 = score(x2, p);
+  double f1 = score(x1), f2 = score(x2);
   while (hi - lo > 1e-12 * top) {
-    if (f1 <= f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - r * (hi - lo);
-      f1 = score(x1, p);
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + r * (hi - lo);
-      f2 = score(x2, p);
+    if (f1 <= f2) {  // the minimum lies in [lo, x2]
+      hi = x2, x2 = x1, f2 = f1;
+      x1 = hi - r * (hi - lo), f1 = score(x1);
+    } else {  // in [x1, hi]
+      lo = x1, x1 = x2, f1 = f2;
+      x2 = lo + r * (hi - lo), f2 = score(x2);
     }
   }
   double e = (lo + hi) / 2.0;
-  if (score(e, p) > best) e = trial(best_k);
-  score(e, p);
+  if (score(e) > best) e = trial_e(l, best_k);
+  score(e);
   return {e, p.a, p.alpha};
+}
+
+// A bad size or loss (0, -1, NaN, infinity) at the first and at the last of three points must
+// throw ValueError: FIT(sizes, losses) calls the exercise named FUNCTION.
+void check_bad_ends(const char* function,
+                    const std::function<void(const std::vector<double>&, const std::vector<double>&)>& fit) {
+  for (double bad : {0.0, -1.0, kNaN, kInf}) {
+    const std::vector<double> sizes[4] = {{bad, 10, 100}, {1, 10, 100}, {1, 10, bad}, {1, 10, 100}};
+    const std::vector<double> losses[4] = {{3, 2, 1}, {bad, 2, 1}, {3, 2, 1}, {3, 2, bad}};
+    for (int c = 0; c < 4; ++c) {
+      const std::string shown = std::string(function) + " with sizes " + format_values(sizes[c]) + " and losses " +
+                                format_values(losses[c]);
+      const scalebook::testing::ThrowMatch thrown = scalebook::testing::throws_typed(
+          [&] { fit(sizes[c], losses[c]); }, [](const std::exception& e) { return typeid(e) == typeid(ValueError); },
+          scalebook::testing::type_name(typeid(ValueError)), function, shown, kThrowsValueEnds);
+      if (!thrown) FAIL_CHECK(thrown.report);
+    }
+  }
 }
 
 // A data set for 6.2: sizes, losses and how they were made, in words for the messages.
@@ -328,13 +347,7 @@ TEST_CASE("6.1 non-positive or non-finite sizes and losses and equal sizes throw
 }
 
 TEST_CASE("6.1 a bad size or loss at the first or the last point throws ValueError") {
-  for (double bad : {0.0, -1.0, kNaN, kInf}) {
-    CAPTURE(bad);
-    CHECK_THROWS_TYPED(ch06::fit_power_law({bad, 2, 3}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {bad, 2, 1}), ValueError, "fit_power_law", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, bad}, {3, 2, 1}), ValueError, "fit_power_law", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::fit_power_law({1, 2, 3}, {3, 2, bad}), ValueError, "fit_power_law", kThrowsValueEnds);
-  }
+  check_bad_ends("fit_power_law", [](const std::vector<double>& n, const std::vector<double>& l) { ch06::fit_power_law(n, l); });
 }
 
 // ---- 6.2 fit_saturating_power_law -----------------------------------------------------------
@@ -434,13 +447,7 @@ TEST_CASE("6.2 fewer points than parameters, mismatched lengths and bad values t
 }
 
 TEST_CASE("6.2 a bad size or loss at the first or the last point throws ValueError") {
-  for (double bad : {0.0, -1.0, kNaN, kInf}) {
-    CAPTURE(bad);
-    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({bad, 10, 100}, {3, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {bad, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, bad}, {3, 2, 1}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::fit_saturating_power_law({1, 10, 100}, {3, 2, bad}), ValueError, "fit_saturating_power_law", kThrowsValueEnds);
-  }
+  check_bad_ends("fit_saturating_power_law", [](const std::vector<double>& n, const std::vector<double>& l) { ch06::fit_saturating_power_law(n, l); });
 }
 
 TEST_CASE("6.2 the contract's method replayed: the scan over E_k, then golden-section search") {
@@ -460,8 +467,7 @@ TEST_CASE("6.2 the contract's method replayed: the scan over E_k, then golden-se
       law_data({10, 100, 1e3, 1e4, 1e5, 1e6}, 1.6, 33.0, 1.0, 0.0, 0),  // E within 2e-5 of min L: k near 100
       law_data(powers_of_two(0, 5), 1.4, 38.0, 0.33, 0.0, 0),           // the best grid point is E_1
   };
-  for (const LawData& d : sets) {
-    CAPTURE(d.what);
+  for (const LawData& d : sets) {  // every message names the data set
     ch06::SaturatingPowerLaw fit;
     const std::string diagnosis = fit_diagnosis(d.n, d.l, fit);
     CHECK_MESSAGE(diagnosis.empty(), "fit_saturating_power_law on " << d.what << ": " << diagnosis);
@@ -605,13 +611,9 @@ TEST_CASE("6.3 sizes of extreme magnitude and a bad first or last point") {
                   "extrapolate with E = 0, A = 2, alpha = 0.5 at N = 1e300 must predict the loss 2e-150 exactly: relative "
                   "error 0");
   }
-  for (double bad : {0.0, -1.0, kNaN, kInf}) {
-    CAPTURE(bad);
-    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {bad, 4}, {2, 2}), ValueError, "extrapolate", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {1, 4}, {bad, 2}), ValueError, "extrapolate", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {1, bad}, {2, 2}), ValueError, "extrapolate", kThrowsValueEnds);
-    CHECK_THROWS_TYPED(ch06::extrapolate({1.0, 2.0, 0.5}, {1, 4}, {2, bad}), ValueError, "extrapolate", kThrowsValueEnds);
-  }
+  check_bad_ends("extrapolate", [](const std::vector<double>& n, const std::vector<double>& l) {
+    ch06::extrapolate({1.0, 2.0, 0.5}, n, l);  // E = 1, A = 2, alpha = 0.5
+  });
   for (double bad : {kNaN, kInf, -kInf}) {
     CAPTURE(bad);
     CHECK_THROWS_TYPED(ch06::extrapolate({bad, 2.0, 0.5}, {1}, {1}), ValueError, "extrapolate", kThrowsValue);
