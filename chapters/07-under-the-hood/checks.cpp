@@ -433,7 +433,7 @@ TEST_CASE("7.3 the crossover is the smallest length where attention reaches the 
     else if (n > 0 && at.attention < at.projections) why = "attention has not even reached the projections there";
     else if (n > 0 && n < expected) why = "the MLP left out? The crossover compares attention with the projections AND the MLP";
     CHECK_MESSAGE(n == expected, "crossover_length returned ", n, "; the smallest n where attention's FLOPs reach the "
-                                 "projections' and the MLP's together is ", expected, ". ", why);
+                                 "projections' and the MLP's together is ", expected, std::string(why.empty() ? "" : " | ") + why);
   }
 }
 
