@@ -44,10 +44,11 @@ class Step:
 
 # --- build: compile each exercise file, then link the worker ------------------------------------
 
-def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
+def compile_one(step: Step, chapter: str, number: int, source: str, out: Path, wait: bool = True) -> dict | None:
     """Compiles SOURCE in a box (or takes the identical file's earlier result from the tree's
     object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}. Two
-    submissions graded at once with the same file: the second waits for the first's object."""
+    submissions graded at once with the same file: the second waits for the first's object, or,
+    with WAIT false, returns None at once so that it can compile its other files meanwhile."""
     source_path = step.submission / "src" / chapter / source
     if not source_path.exists():
         return compile_unlocked(step, chapter, number, source, out)
@@ -55,7 +56,10 @@ def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -
     cache.mkdir(exist_ok=True)
     key = hashlib.sha256(source_path.read_bytes()).hexdigest()
     with open(cache / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
         return compile_unlocked(step, chapter, number, source, out)
 
 
@@ -263,8 +267,20 @@ def build(step: Step, chapter: str) -> int:
     out.mkdir(parents=True)
     exercises: dict[str, dict] = {}
     started = time.monotonic()
+    # A file a classmate is compiling right now (identical text, e.g. an untouched stub or the same
+    # solution) is put off: this submission compiles its other files meanwhile, and then takes the
+    # classmate's object from the cache. Without this, two submissions graded at once compile the
+    # same files in the same order and take turns on each, one core idle.
+    later = []
     for exercise, source in zip(info["exercises"], info["sources"]):
+        result = compile_one(step, chapter, info["number"], source, out, wait=False)
+        if result is None:
+            later.append((exercise, source))
+        else:
+            exercises[exercise] = dict(result, source=source)
+    for exercise, source in later:
         exercises[exercise] = dict(compile_one(step, chapter, info["number"], source, out), source=source)
+    exercises = {exercise: exercises[exercise] for exercise in info["exercises"]}
     compiled_at = time.monotonic()
     # The link's outcome follows from the compile verdicts and the objects' bytes: a chapter whose
     # files are all identical to an earlier submission's takes that worker from the tree's cache.
