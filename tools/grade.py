@@ -48,7 +48,8 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 RESERVED = {"grades.csv", "grading", "kit", "build", "ctest", "objects", "testing", "index.html",
             "ctesttestfile.cmake"}
 PCH_HEADERS = ["scalebook/core.hpp", "scalebook/random.hpp", "cmath", "limits", "sstream", "string", "vector"]
-STEP_FILES = ["grade_step.py", "scalebook/__init__.py", "scalebook/sandbox.py", "scalebook/grading.py"]
+STEP_FILES = ["grade_step.py", "scalebook/__init__.py", "scalebook/sandbox.py", "scalebook/grading.py",
+              "scalebook/linking.py"]
 print_lock = threading.Lock()
 
 

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scalebook import sandbox  # noqa: E402
 from scalebook.grading import Ledger, Settings, first_error, read_json, safe_text, write_json  # noqa: E402
+from scalebook.linking import link_message, unlinked_calls  # noqa: E402
 
 KIT = Path(__file__).resolve().parent.parent
 COMPILE_FLAGS = ["-std=c++20", "-O1", "-fdiagnostics-color=never"]
@@ -44,10 +45,11 @@ class Step:
 
 # --- build: compile each exercise file, then link the worker ------------------------------------
 
-def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
+def compile_one(step: Step, chapter: str, number: int, source: str, out: Path, wait: bool = True) -> dict | None:
     """Compiles SOURCE in a box (or takes the identical file's earlier result from the tree's
     object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}. Two
-    submissions graded at once with the same file: the second waits for the first's object."""
+    submissions graded at once with the same file: the second waits for the first's object, or,
+    with WAIT false, returns None at once so that it can compile its other files meanwhile."""
     source_path = step.submission / "src" / chapter / source
     if not source_path.exists():
         return compile_unlocked(step, chapter, number, source, out)
@@ -55,7 +57,10 @@ def compile_one(step: Step, chapter: str, number: int, source: str, out: Path) -
     cache.mkdir(exist_ok=True)
     key = hashlib.sha256(source_path.read_bytes()).hexdigest()
     with open(cache / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
         return compile_unlocked(step, chapter, number, source, out)
 
 
@@ -154,7 +159,9 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
         libs.append(f"/kit/lib{index}.a")
     argv = [step.kit["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in sources], "/kit/serve.o",
             "/kit/libserver.a", "-Wl,--start-group", *libs, "-Wl,--end-group",
-            "-Wl,--unresolved-symbols=ignore-all", "-o", "/out/worker"]
+            # The server calls every contract function, also those of exercises that did not
+            # compile: the link goes on, and its warnings name what nothing defines.
+            "-Wl,--warn-unresolved-symbols", "-o", "/out/worker"]
     (out / "worker").unlink(missing_ok=True)
     return boxed_tool(step, out, "link", argv, binds)
 
@@ -200,39 +207,51 @@ def link_worker(step: Step, chapter: str, out: Path, exercises: dict[str, dict])
             if exercises[exercise]["status"] == "compiled":
                 exercises[exercise] = dict(exercises[exercise], status="compile_error", message=message)
     compiled = [e for e in compiled if exercises[e]["status"] == "compiled"]
-    # An exercise whose file calls a contract function of one that is not linked cannot run.
     functions = step.kit["chapters"][chapter]["functions"]  # exercise id -> its contract functions
-    for exercise in compiled:
-        needed = table[source_of[exercise]][1]
-        for other, result in exercises.items():
-            if other == exercise or other in compiled:
-                continue
-            if any(re.search(rf"\bscalebook::ch\d+::{re.escape(n)}\(", s) for n in functions.get(other, [])
-                   for s in needed):
-                why = "does not compile" if result["status"] in ("compile_error", "compiled") else "was not compiled"
-                exercises[exercise] = dict(exercises[exercise], status="not_run",
-                                           message=f"not run: {other} {why} \u2014 {result.get('message', '')}")
-                break
-    compiled = [e for e in compiled if exercises[e]["status"] == "compiled"]
     link_error = None
-    if compiled:
+    while True:
+        # An exercise whose file calls a contract function of one that is not linked cannot run.
+        for exercise in compiled:
+            needed = table[source_of[exercise]][1]
+            for other, result in exercises.items():
+                if other == exercise or other in compiled:
+                    continue
+                if any(re.search(rf"\bscalebook::ch\d+::{re.escape(n)}\(", s) for n in functions.get(other, [])
+                       for s in needed):
+                    why = "does not compile" if result["status"] in ("compile_error", "compiled") else "was not compiled"
+                    exercises[exercise] = dict(exercises[exercise], status="not_run",
+                                               message=f"not run: {other} {why} \u2014 {result.get('message', '')}")
+                    break
+        compiled = [e for e in compiled if exercises[e]["status"] == "compiled"]
+        if not compiled:
+            return None
         code, output = link(step, chapter, out, [source_of[e] for e in compiled])
-        if code != 0:
-            # Not explained by a duplicate: find the files that do not link on their own.
-            alone_ok = []
-            for exercise in compiled:
-                code_alone, text = link(step, chapter, out, [source_of[exercise]])
-                if code_alone == 0:
-                    alone_ok.append(exercise)
-                else:
-                    last = [line for line in text.splitlines() if "error" in line][:1] or ["it does not link"]
-                    exercises[exercise] = dict(exercises[exercise], status="compile_error",
-                                               message=safe_text(f"{shown[exercise]} does not link: {last[0]}"))
-            compiled = alone_ok
-            code, output = link(step, chapter, out, [source_of[e] for e in compiled]) if compiled else (1, "")
-            if code != 0 and compiled:
-                link_error = safe_text("the chapter's worker does not link: " +
-                                       (output.strip().splitlines() or ["link failed"])[-1])
+        # A file that calls what nothing in the chapter's worker defines (a prototype of lib's answer
+        # redeclared by hand, a function of its own declared but never written) would crash at the
+        # call: it does not link, in the words ./workbook check uses, and the rest is linked again.
+        unlinked = unlinked_calls(output.splitlines(), {f"/out/{source_of[e]}.o": e for e in compiled})
+        if code != 0 or not unlinked:
+            break
+        for exercise, calls in unlinked.items():
+            exercises[exercise] = dict(exercises[exercise], status="compile_error", message=safe_text(
+                link_message(shown[exercise], step.kit["chapters"][chapter]["number"], calls, KIT / "include" / "scalebook")))
+        compiled = [e for e in compiled if exercises[e]["status"] == "compiled"]
+    if code != 0:
+        # Not explained by a duplicate: find the files that do not link on their own.
+        alone_ok = []
+        for exercise in compiled:
+            code_alone, text = link(step, chapter, out, [source_of[exercise]])
+            if code_alone == 0:
+                alone_ok.append(exercise)
+            else:
+                last = [line for line in text.splitlines() if "error" in line][:1] or ["it does not link"]
+                exercises[exercise] = dict(exercises[exercise], status="compile_error",
+                                           message=safe_text(f"{shown[exercise]} does not link: {last[0]}"))
+        compiled = alone_ok
+        code, output = link(step, chapter, out, [source_of[e] for e in compiled]) if compiled else (1, "")
+        if code != 0 and compiled:
+            link_error = safe_text("the chapter's worker does not link: " +
+                                   (output.strip().splitlines() or ["link failed"])[-1])
     return link_error
 
 
@@ -263,8 +282,20 @@ def build(step: Step, chapter: str) -> int:
     out.mkdir(parents=True)
     exercises: dict[str, dict] = {}
     started = time.monotonic()
+    # A file a classmate is compiling right now (identical text, e.g. an untouched stub or the same
+    # solution) is put off: this submission compiles its other files meanwhile, and then takes the
+    # classmate's object from the cache. Without this, two submissions graded at once compile the
+    # same files in the same order and take turns on each, one core idle.
+    later = []
     for exercise, source in zip(info["exercises"], info["sources"]):
+        result = compile_one(step, chapter, info["number"], source, out, wait=False)
+        if result is None:
+            later.append((exercise, source))
+        else:
+            exercises[exercise] = dict(result, source=source)
+    for exercise, source in later:
         exercises[exercise] = dict(compile_one(step, chapter, info["number"], source, out), source=source)
+    exercises = {exercise: exercises[exercise] for exercise in info["exercises"]}
     compiled_at = time.monotonic()
     # The link's outcome follows from the compile verdicts and the objects' bytes: a chapter whose
     # files are all identical to an earlier submission's takes that worker from the tree's cache.

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .chapters import ROOT, Chapter
 from .checks import undefined_symbols
+from .linking import link_message, unlinked_calls
 from .ui import Progress
 
 
@@ -126,52 +127,6 @@ def first_error(lines: list[str], source: str) -> str:
 
 
 LIB_HEADERS = ROOT / "lib" / "include" / "scalebook"
-NOT_LINKED = ("{file} does not link: {symbol} is an exercise's answer in lib, and lib's answers of "
-              "chapter {number} and later are not linked into chapter {number}, here as in grading: "
-              "write it yourself")
-UNDEFINED = "{file} does not link: nothing linked into chapter {number} defines {symbol}"
-
-
-def unlinked_calls(lines: list[str], objects: dict[str, str]) -> dict[str, list[str]]:
-    """The linker's "undefined reference" errors that belong to an exercise: {exercise: [symbol]}.
-    OBJECTS: object path as the link command names it -> exercise. gold names the object on the
-    error's own line ("obj.o:file.cpp:function f: error: undefined reference to 'g'"); ld.bfd on the
-    line before ("obj.o: in function `f':"). Errors of lib's own objects belong to no exercise."""
-    found: dict[str, list[str]] = {}
-    current = None
-    for line in lines:
-        named = next((e for obj, e in objects.items() if obj in line), None)
-        match = re.search(r"undefined reference to [`'](.+)'\s*$", line)
-        if match:
-            gold = re.match(r"^[^:\s]+\.o\)?:", line) is not None
-            exercise = named if gold else current
-            if exercise is not None and match.group(1) not in found.get(exercise, []):
-                found.setdefault(exercise, []).append(match.group(1))
-        elif "in function" in line:
-            current = named
-    return found
-
-
-def lib_answer(symbol: str) -> str | None:
-    """scalebook::softmax_rows for a call to lib's own function of that name (declared in one of
-    lib's headers), None for any other symbol."""
-    match = re.match(r"^scalebook::(\w+)\(", symbol)
-    if not match or not LIB_HEADERS.is_dir():
-        return None
-    name = match.group(1)
-    for header in LIB_HEADERS.glob("*.hpp"):
-        if re.search(rf"\b{name}\s*\(", header.read_text(errors="replace")):
-            return f"scalebook::{name}"
-    return None
-
-
-def link_message(shown_file: str, number: int, symbols: list[str]) -> str:
-    """What a student reads when their exercise calls what chapter NUMBER's checks do not link."""
-    for symbol in symbols:
-        answer = lib_answer(symbol)
-        if answer:
-            return NOT_LINKED.format(file=shown_file, symbol=answer + "()", number=number)
-    return UNDEFINED.format(file=shown_file, symbol=symbols[0], number=number)
 
 
 def forget_changed_sources(build_dir: Path, chapter: Chapter, state_dir: Path) -> None:
@@ -252,7 +207,7 @@ def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,
     folder = track_dir(build_dir).name + "/" + chapter.folder
     for exercise, symbols in unlinked_calls(link_lines, named).items():
         source, obj = next((s, o) for e, s, o in objects if e == exercise)
-        errors[exercise] = link_message(f"{folder}/{source}", chapter.number, symbols)
+        errors[exercise] = link_message(f"{folder}/{source}", chapter.number, symbols, LIB_HEADERS)
         compiled = [o for o in compiled if o != obj]
     if not errors:  # something other than an exercise failed: the checks or the library
         lines = [line for lines in failed.values() for line in lines] or output.splitlines()
@@ -275,7 +230,7 @@ def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,
             calls = [s for s in undefined(obj) if s in left and s.startswith("scalebook::")
                      and not s.startswith(own)] if obj in compiled else []
             if calls:
-                unlinked[obj] = link_message(f"{folder}/{source}", chapter.number, calls)
+                unlinked[obj] = link_message(f"{folder}/{source}", chapter.number, calls, LIB_HEADERS)
                 errors[exercise] = unlinked[obj]
         if not unlinked:
             break

@@ -453,6 +453,12 @@ static const int flood = [] {
     borrowed = [t for t in reports["redeclared"]["tests"] if t["exercise"] == "3.3"]
     expect(borrowed and not any(t["status"] == "passed" for t in borrowed),
            f"a redeclared prototype of lib's answer earns nothing: {[t['message'][:80] for t in borrowed[:1]]}")
+    expect(borrowed and all(t["status"] == "compile_error" and "does not link: scalebook::softmax_rows() is an "
+                            "exercise's answer in lib" in t["message"] for t in borrowed),
+           f"and the report says why, in ./workbook check's words: {[t['message'][:160] for t in borrowed[:1]]}")
+    others = [t for t in reports["redeclared"]["tests"] if t["chapter"] == CH3 and t["exercise"] != "3.3"]
+    expect(others and all(t["status"] == "passed" or "3.3" in t["message"] for t in others),
+           f"the chapter's other exercises keep their verdicts: {[(t['exercise'], t['status']) for t in others]}")
 
     relabelled = [t for t in reports["relabel"]["tests"] if t["exercise"] == "3.5"]
     expect(relabelled and all(t["status"] == "failed" for t in relabelled),
