@@ -87,20 +87,20 @@ def hints_of(chapter: Chapter, exercise: str, root: Path = ROOT) -> Hints:
             continue
         if inside:
             section.append(line)
-    tiers: list[str] = []
-    by_mistake: list[tuple[str, str]] = []
-    current: list[str] | None = None
+    tiers: list[list[str]] = []
+    by_mistake: list[tuple[str, list[str]]] = []
+    current: list[str] | None = None  # the tier, or the mistake's advice, that a next line continues
     for line in section:
         item = re.match(r"^\d+\.\s+(.*)", line)
         mistake = re.match(r'^If the check says "([^"]+)":\s*(.*)', line.strip())
         if item:
             current = [item.group(1)]
-            tiers.append("")
+            tiers.append(current)
         elif mistake:
-            current = None
-            by_mistake.append((mistake.group(1), mistake.group(2)))
-        elif current is not None and line.strip():
+            current = [mistake.group(2)]
+            by_mistake.append((mistake.group(1), current))
+        elif line.strip() and current is not None:
             current.append(line.strip())
-        if current is not None and tiers:
-            tiers[-1] = " ".join(current)
-    return Hints(tiers, by_mistake)
+        elif not line.strip() and by_mistake and current is by_mistake[-1][1]:
+            current = None  # a mistake's advice ends at a blank line
+    return Hints([" ".join(t) for t in tiers], [(text, " ".join(advice)) for text, advice in by_mistake])

@@ -129,6 +129,7 @@ def unit_checks() -> None:
     """watch's screen and run --diff's comparison, on made-up input (no build needed)."""
     import workbook
     from scalebook import lessondiff, ui
+    from scalebook.chapters import Chapter, hints_of
     words = LONG_MESSAGE.split()
     lines = ["chapter 1 feature-scaling", "  ✗ 1.1", "      " + LONG_MESSAGE] + [
         f"  ✗ 1.{k}  {LONG_MESSAGE}" for k in range(2, 9)]
@@ -181,6 +182,21 @@ def unit_checks() -> None:
     expect("2 lines as in the book" in said and "; 2 only in the last printed digit" in said
            and "3 differing (✗)" in said
            and "your line 3, \"accuracy 58/100\", where the book has \"accuracy 57/100\"" in said, "run --diff: the summary counts each kind and names the first")
+
+    # A hint for a named mistake may run over several lines of hints.md; a blank line ends it.
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp) / "chapters" / "09-made-up"
+        folder.mkdir(parents=True)
+        (folder / "hints.md").write_text(
+            "## 9.1 made_up {#x}\n\n1. First tier,\n   on two lines.\n\n"
+            "If the check says \"off by one\": the end is exclusive.\nIf it says \"remainder\": floor(n / k).\n"
+            "\nA paragraph that is no hint.\n"
+            "If the check says \"sign\": flip it.\n\n## 9.2 other {#y}\n\n1. Not 9.1's.\n")
+        hints = hints_of(Chapter("09-made-up", 9, ()), "9.1", Path(temp))
+    expect(hints.tiers == ["First tier, on two lines."]
+           and hints.by_mistake == [("off by one", 'the end is exclusive. If it says "remainder": floor(n / k).'),
+                                    ("sign", "flip it.")],
+           f"hints: a named mistake's advice keeps its every line, and stops at a blank line: {hints}")
 
 
 def main() -> int:
