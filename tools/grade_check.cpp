@@ -29,6 +29,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -37,15 +39,26 @@
 
 namespace {
 
+// At most LIMIT bytes of the regular file PATH ("" if it is anything else): never follows a
+// symlink, never waits on a FIFO or a device, never holds more than it keeps.
 std::string read_file(const std::string& path, std::size_t limit = 1 << 20) {
-  std::ifstream in(path, std::ios::binary);
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
   struct stat info{};
-  // A file's size where it has one (files of /proc and /sys say 0: read those up to LIMIT).
-  if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0)
-    limit = std::min(limit, static_cast<std::size_t>(info.st_size));
-  std::string text(limit, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(limit));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::string text;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    text.resize(std::min(limit, static_cast<std::size_t>(64) << 10));
+    std::size_t have = 0;
+    while (have < limit) {
+      if (have == text.size()) text.resize(std::min(limit, text.size() * 2));
+      const ssize_t got = read(fd, text.data() + have, text.size() - have);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      have += static_cast<std::size_t>(got);
+    }
+    text.resize(have);
+  }
+  close(fd);
   return text;
 }
 
@@ -69,30 +82,59 @@ std::map<std::string, std::string> read_settings(const std::string& path) {
   return settings;
 }
 
-// Hostile bytes made safe to print and store: see the top of the file.
+// Hostile bytes made safe to print and store (one rule with tools/scalebook/grading.py's
+// safe_text and the pages', tested on the same bytes): every character of Unicode's categories Cc,
+// Cf, Cs, Zl and Zp (controls, format characters such as zero-width spaces and bidirectional
+// marks, surrogates, line and paragraph separators) and the noncharacters U+FFFE and U+FFFF as a
+// visible escape (\xNN below U+0100, \uNNNN, \UNNNNNNNN), every byte that is not UTF-8 as \xNN;
+// tab and newline kept (ONE_LINE: each run of spaces, tabs, newlines and carriage returns is one
+// space, none at either end), a carriage return otherwise as \x0d. Cut after LIMIT bytes ("...").
+// The ranges are Unicode 14's (Debian's Python 3.11 has the same), from unicodedata.category.
+constexpr unsigned kEscaped[][2] = {
+    {0x0, 0x1f}, {0x7f, 0x9f}, {0xad, 0xad}, {0x600, 0x605}, {0x61c, 0x61c}, {0x6dd, 0x6dd},
+    {0x70f, 0x70f}, {0x890, 0x891}, {0x8e2, 0x8e2}, {0x180e, 0x180e}, {0x200b, 0x200f},
+    {0x2028, 0x202e}, {0x2060, 0x2064}, {0x2066, 0x206f}, {0xd800, 0xdfff}, {0xfeff, 0xfeff},
+    {0xfff9, 0xfffb}, {0xfffe, 0xffff}, {0x110bd, 0x110bd}, {0x110cd, 0x110cd}, {0x13430, 0x13438},
+    {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f}};
+
+bool escaped(unsigned code) {
+  for (const auto& range : kEscaped)
+    if (code >= range[0] && code <= range[1]) return true;
+  return false;
+}
+
 std::string safe(const std::string& text, std::size_t limit, bool one_line) {
   std::string out;
   char escape[16];
+  bool space = false;  // ONE_LINE: a run of white space seen, not written yet
   for (std::size_t i = 0; i < text.size() && out.size() < limit;) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' || c == '\t' || c == '\r') {
-      out += one_line || c == '\r' ? ' ' : static_cast<char>(c);
+    if (one_line && (c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+      space = true;
       ++i;
       continue;
     }
-    if (c < 0x20 || c == 0x7f) {
-      std::snprintf(escape, sizeof escape, "\\x%02x", c);
-      out += escape;
-      ++i;
-      continue;
+    if (space) {
+      if (!out.empty()) out += ' ';
+      space = false;
     }
-    if (c < 0x80) {
+    if (c == '\n' || c == '\t') {
       out += static_cast<char>(c);
       ++i;
       continue;
     }
+    if (c < 0x80) {
+      if (escaped(c)) {
+        std::snprintf(escape, sizeof escape, "\\x%02x", c);
+        out += escape;
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
     // UTF-8: the sequence's length and its code point, or an invalid byte.
-    const int length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    const int length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
     unsigned code = length == 4 ? c & 0x07u : length == 3 ? c & 0x0fu : c & 0x1fu;
     bool valid = length > 0 && i + static_cast<std::size_t>(length) <= text.size();
     for (int k = 1; valid && k < length; ++k) {
@@ -109,9 +151,8 @@ std::string safe(const std::string& text, std::size_t limit, bool one_line) {
       ++i;
       continue;
     }
-    if (code <= 0x9f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) ||
-        code == 0xfffe || code == 0xffff) {
-      std::snprintf(escape, sizeof escape, "\\u%04x", code);
+    if (escaped(code)) {
+      std::snprintf(escape, sizeof escape, code < 0x100 ? "\\x%02x" : code <= 0xffff ? "\\u%04x" : "\\U%08x", code);
       out += escape;
     } else {
       out.append(text, i, static_cast<std::size_t>(length));
@@ -122,10 +163,21 @@ std::string safe(const std::string& text, std::size_t limit, bool one_line) {
   return out;
 }
 
+// The trusted process's output, each line after "| ": no line of it can pass for one of CTest's
+// own (a "100% tests passed" printed by a check's message, say) in ctest --output-on-failure.
+std::string quoted(const std::string& text) {
+  std::string out = "| ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "| ";
+  }
+  return out;
+}
+
 // --- the submission's budget: seconds its checks spent in this ctest run ----------------------
 
 double add_to_ledger(const std::string& ledger, const char* what, double seconds) {
-  const int fd = open((ledger + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  const int fd = open((ledger + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) flock(fd, LOCK_EX);
   std::map<std::string, double> spent;
   std::istringstream lines(read_file(ledger));
@@ -216,7 +268,7 @@ struct Verdict {
 
 int finish(const std::string& submission, const std::string& key, const std::string& code, const Verdict& verdict,
            const std::string& output) {
-  mkdir((submission + "/results").c_str(), 0755);
+  mkdir((submission + "/results").c_str(), 0700);
   write_file(submission + "/results/" + key + ".tsv", code + "\t" + verdict.status + "\t" + verdict.message + "\n");
   // A message that names its status already ("timed_out: call wall") is printed as it is.
   if (verdict.message.rfind(verdict.status + ":", 0) == 0) std::printf("%s\n", verdict.message.c_str());
@@ -246,23 +298,28 @@ Verdict from_transport(const std::string& code, const std::string& message) {
 }
 
 // One run of a trusted checks process: FILTER picks the checks ("" for all of the binary's), RUN is
-// its own folder (results.tsv, output.log), WALL its wall-clock limit (stopped a little later).
+// its own folder (results.tsv, output.log, charged), LIMIT the charged seconds it may spend (what
+// is left of the submission's budget). The trusted process keeps every time limit itself, in
+// charged time (lib/remote/client.cpp: wall clock less a busy machine's waits and the calls' CPU),
+// and says what its checks were charged; this step stops it only if it outlasts ten times LIMIT
+// and a minute in wall clock (a fault of the trusted side: it has no blocking wait of its own).
 struct TrustedRun {
-  bool stopped = false;   // past its wall-clock limit
+  bool stopped = false;   // stopped by this step
   int status = 0;         // waitpid's
-  double seconds = 0;
+  double seconds = 0;     // wall clock
+  double charged = 0;     // what its checks were charged (or LIMIT, when it was stopped)
   std::string results;    // the results file's text
   std::string output;     // its output, made safe
 };
 
 TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const std::string& build,
-                       const std::string& run, const std::string& binary, const std::string& filter, double wall,
-                       double deadline) {
+                       const std::string& run, const std::string& binary, const std::string& filter, double limit) {
   const double check_seconds = std::stod(settings.at("check_seconds"));
-  const double grace = 2.0;
-  mkdir(run.c_str(), 0755);
-  const std::string results = run + "/results.tsv", log = run + "/output.log";
+  const double wall = 10 * limit + 60;
+  mkdir(run.c_str(), 0700);
+  const std::string results = run + "/results.tsv", log = run + "/output.log", charged = run + "/charged";
   std::remove(results.c_str());
+  std::remove(charged.c_str());
   Cgroups cgroups;
   cgroups.make(settings);
   for (const auto& group : cgroups.groups) {
@@ -279,7 +336,8 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
                                   "SCALEBOOK_CALL_TIMEOUT=" + settings.at("call_seconds"),
                                   "SCALEBOOK_CALL_CPU=" + settings.at("call_cpu_seconds"),
                                   "SCALEBOOK_CHECK_WALL=" + settings.at("check_seconds"),
-                                  "SCALEBOOK_SUBMISSION_DEADLINE=" + std::to_string(deadline)};
+                                  "SCALEBOOK_SUBMISSION_LEFT=" + std::to_string(limit),
+                                  "SCALEBOOK_CHARGED_FILE=" + charged};
   std::vector<char*> envp, argv;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -288,8 +346,9 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   for (std::string* a : {&binary_copy, &no_colors, &no_version, &results_copy}) argv.push_back(a->data());
   if (!filter.empty()) argv.push_back(filter_copy.data());
   argv.push_back(nullptr);
-  // The process's CPU time: the check's limit, or the whole run's for a chapter's batch.
-  const double cpu_seconds = std::max(check_seconds, wall);
+  // The process's own CPU time (the workers' is theirs): the check's limit, or the whole run's
+  // for a chapter's batch.
+  const double cpu_seconds = std::max(check_seconds, limit);
 
   sigset_t child_signal, old;
   sigemptyset(&child_signal);
@@ -306,7 +365,7 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
     const rlimit cpu{static_cast<rlim_t>(cpu_seconds) + 2, static_cast<rlim_t>(cpu_seconds) + 3};
     setrlimit(RLIMIT_AS, &memory);
     setrlimit(RLIMIT_CPU, &cpu);
-    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
     const int null = open("/dev/null", O_RDONLY);
     dup2(null, 0);
     dup2(out, 1);
@@ -320,7 +379,7 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   while (true) {
     const pid_t ended = waitpid(child, &done.status, WNOHANG);
     if (ended == child) break;
-    const double left = wall + grace - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = wall - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (left <= 0) {
       kill(child, SIGKILL);
       waitpid(child, &done.status, 0);
@@ -335,9 +394,10 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   group_count = 0;
   cgroups.close_all();
   done.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  done.charged = done.stopped ? limit : std::min(done.seconds, std::max(0.0, std::atof(read_file(charged, 64).c_str())));
   std::string output = read_file(log, 1 << 20);
   if (output.size() > 20000) output = output.substr(output.size() - 20000);
-  done.output = safe(output, 4000, false);
+  done.output = quoted(safe(output, 4000, false));
   done.results = read_file(results, 8 << 20);
   return done;
 }
@@ -391,12 +451,11 @@ int batch(const std::string& submission, const std::string& chapter, const std::
   const double budget = std::stod(settings.at("submission_seconds"));
   const double spent = add_to_ledger(submission + "/ledger", "checks", 0.0);
   if (spent >= budget) return 0;
-  mkdir((submission + "/runs").c_str(), 0755);
-  const TrustedRun done = run_trusted(settings, build, run, binary, "", budget - spent,
-                                      static_cast<double>(time(nullptr)) + budget - spent);
-  add_to_ledger(submission + "/ledger", "checks", done.seconds);
-  std::printf("the chapter's checks ran together in %.2f s%s\n", done.seconds,
-              done.stopped ? " (stopped at the submission budget)" : "");
+  mkdir((submission + "/runs").c_str(), 0700);
+  const TrustedRun done = run_trusted(settings, build, run, binary, "", budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.charged);
+  std::printf("the chapter's checks ran together in %.2f s (charged %.2f s)%s\n", done.seconds, done.charged,
+              done.stopped ? " (stopped: it outlasted ten times the submission's budget)" : "");
   return 0;
 }
 
@@ -433,21 +492,20 @@ int check(const std::string& submission, const std::string& chapter, const std::
                   "");
   }
   // The trusted process stops a check at these limits itself and names them (worker_timed_out:);
-  // this step stops it a little later, should it not.
-  const double wall = std::min(check_seconds, budget - spent);
-  const std::string limit_name = wall < check_seconds ? "submission budget" : "check wall";
-  mkdir((submission + "/runs").c_str(), 0755);
+  // this step stops it, should it not, far later (see run_trusted).
+  const double limit = std::min(check_seconds, budget - spent);
+  const std::string limit_name = limit < check_seconds ? "submission budget" : "check wall";
+  mkdir((submission + "/runs").c_str(), 0700);
   const std::string filter = [&] {
     std::string f = "--test-case=";
     for (char c : name) f += c == ',' ? std::string("\\,") : std::string(1, c);
     return f;
   }();
-  const TrustedRun done = run_trusted(settings, build, submission + "/runs/" + key, binary, filter, wall,
-                                      static_cast<double>(time(nullptr)) + budget - spent);
-  add_to_ledger(submission + "/ledger", "checks", done.seconds);
+  const TrustedRun done = run_trusted(settings, build, submission + "/runs/" + key, binary, filter, budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.charged);
   if (done.stopped) {
     char text[64];
-    std::snprintf(text, sizeof text, "%g", wall);
+    std::snprintf(text, sizeof text, "%g", limit);
     return finish(submission, key, "", {"timed_out", "timed_out: " + limit_name + " (" + text + " s): the check was stopped"},
                   done.output);
   }
@@ -480,6 +538,11 @@ int main(int argc, char** argv) {
   }
   if (what == "check" && argc == 8) return check(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
   if (what == "batch" && argc == 5) return batch(argv[2], argv[3], argv[4]);
+  if (what == "escape" && argc == 3) {  // the text rule on standard input (tools/tests test it)
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    std::fputs(safe(text, text.size() * 12 + 16, std::strcmp(argv[2], "1") == 0).c_str(), stdout);
+    return 0;
+  }
   std::fprintf(stderr, "usage: grade_check start SUBMISSION | batch SUBMISSION CHAPTER BINARY |\n"
                        "                   check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY\n");
   return 2;
