@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -128,30 +129,47 @@ def is_error_path(check_name: str) -> bool:
 
 
 # --- text from a submission ----------------------------------------------------------------------
-# Control characters (C0 but tab and newline, DEL, C1), characters XML 1.0 cannot hold, and the
-# bidirectional overrides that reorder what a terminal or page shows: replaced by a visible escape.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u202a-\u202e\u2066-\u2069]")
+# One rule for every format and the terminal (tools/grade_check.cpp's safe() implements the same,
+# and tools/scalebook/pages.py shows the same characters as escapes; tools/tests test all three on
+# the same bytes): every character of Unicode's categories Cc, Cf, Cs, Zl and Zp (controls, format
+# characters such as zero-width spaces and joiners, bidirectional marks, overrides and isolates,
+# surrogates, line and paragraph separators) and the noncharacters U+FFFE and U+FFFF is shown as a
+# visible escape (\x1b, \u200b, \U000e0041), every byte that is not UTF-8 as \xNN; tab and
+# newline are kept (one line: each run of spaces, tabs, newlines and carriage returns is one space).
+ESCAPED_CATEGORIES = ("Cc", "Cf", "Cs", "Zl", "Zp")
+_RUNS = re.compile(r"[ \t\n\r]+")
 
 
-def _escape(match: re.Match) -> str:
-    code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def shown_as_escape(char: str) -> bool:
+    """Whether CHAR is shown as an escape (tab and newline never are)."""
+    if char in "\n\t":
+        return False
+    return unicodedata.category(char) in ESCAPED_CATEGORIES or char in "\ufffe\uffff"
+
+
+def escape_code(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by Python's surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def safe_text(text: str | bytes, limit: int = MESSAGE_LIMIT, one_line: bool = True) -> str:
-    """Hostile text made safe for every report format and the terminal: invalid UTF-8 and unsafe
-    characters become visible escapes (\\x1b), whitespace runs one space (ONE_LINE), cut to LIMIT."""
+    """Hostile text made safe for every report format and the terminal (the rule above), cut to
+    LIMIT characters."""
     if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="backslashreplace")
+        text = text.decode("utf-8", errors="surrogateescape")
     if one_line:
-        text = " ".join(text.split())
-    text = _UNSAFE.sub(_escape, text)
+        text = _RUNS.sub(" ", text).strip(" ")
+    text = "".join(escape_code(c) if shown_as_escape(c) else c for c in text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def safe_block(text: str | bytes, limit: int = OUTPUT_LIMIT) -> str:
     """Like safe_text, keeping line breaks (a program's output)."""
-    return safe_text(text, limit, one_line=False).replace("\r", "\\x0d")
+    return safe_text(text, limit, one_line=False)
 
 
 # --- compile errors ------------------------------------------------------------------------------

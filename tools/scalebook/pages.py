@@ -26,7 +26,6 @@ import math
 import os
 import re
 import subprocess
-import unicodedata
 from pathlib import Path
 from urllib.parse import quote
 
@@ -37,6 +36,7 @@ except ImportError:  # named when a page is written (PagesError)
     jinja2 = None
 
 from .chapters import ROOT, Chapter, all_chapters, hints_of
+from .grading import escape_code, shown_as_escape
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MESSAGE_CHARS = 4000   # a message longer than this is cut (a compiler's first error fits easily)
@@ -57,19 +57,10 @@ class PagesError(Exception):
 CANDIDATES = re.compile(r"[^\n\t\x20-\x7e]")
 
 
-def _shown_as_escape(char: str) -> bool:
-    if char in "\n\t":
-        return False
-    return unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
-
-
-def _escape_code(char: str) -> str:
-    code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by Python's surrogateescape
-        return f"\\x{code - 0xDC00:02x}"
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+# The rule of which characters are shown as escapes, and how, is grading's (one rule for every
+# format and the terminal: tools/scalebook/grading.py).
+_shown_as_escape = shown_as_escape
+_escape_code = escape_code
 
 
 def _as_text(value) -> str:
