@@ -32,6 +32,7 @@ from scalebook.linking import link_message, unlinked_calls  # noqa: E402
 
 KIT = Path(__file__).resolve().parent.parent
 COMPILE_FLAGS = ["-std=c++20", "-O1", "-fdiagnostics-color=never"]
+SOURCE_LIMIT = 1 << 20  # what intake takes of an exercise file (tools/grade.py)
 
 
 class Step:
@@ -45,33 +46,57 @@ class Step:
 
 # --- build: compile each exercise file, then link the worker ------------------------------------
 
+def object_key(step: Step, chapter: str, source: str) -> str:
+    """The cache key of SOURCE's object: every byte its compile can read. The box sees the kit (its
+    fingerprint covers the headers, the PCH's inputs, the compiler and the flags) and the chapter's
+    files of this submission (a file may #include a sibling of its folder, as in ./workbook check):
+    their names and bytes, all of them, so that an object is shared only by compiles that read
+    exactly the same bytes, never a classmate's whose sibling differs."""
+    digest = hashlib.sha256(f"{step.kit['fingerprint']}\0{chapter}\0{source}\0".encode())
+    folder = step.submission / "src" / chapter
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        data = sandbox.read_file(path, SOURCE_LIMIT + 1)
+        digest.update(f"{path.name}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
+
+
 def compile_one(step: Step, chapter: str, number: int, source: str, out: Path, wait: bool = True) -> dict | None:
-    """Compiles SOURCE in a box (or takes the identical file's earlier result from the tree's
-    object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}. Two
-    submissions graded at once with the same file: the second waits for the first's object, or,
-    with WAIT false, returns None at once so that it can compile its other files meanwhile."""
+    """Compiles SOURCE in a box (or takes the earlier result of a compile that read exactly the
+    same bytes from the tree's object cache, see object_key). Returns {status:
+    compiled|compile_error|timed_out, message?, line?, ...}. Two submissions graded at once with
+    the same files: the second waits for the first's object, or, with WAIT false, returns None at
+    once so that it can compile its other files meanwhile."""
     source_path = step.submission / "src" / chapter / source
     if not source_path.exists():
-        return compile_unlocked(step, chapter, number, source, out)
+        return compile_unlocked(step, chapter, number, source, out, "")
     cache = step.tree / "objects"
-    cache.mkdir(exist_ok=True)
-    key = hashlib.sha256(source_path.read_bytes()).hexdigest()
+    cache.mkdir(mode=0o700, exist_ok=True)
+    key = object_key(step, chapter, source)
     with open(cache / f"{key}.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return None
-        return compile_unlocked(step, chapter, number, source, out)
+        return compile_unlocked(step, chapter, number, source, out, key)
 
 
-def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
+def compile_binds(step: Step, chapter: str, staging: sandbox.Staging) -> list[tuple[str, Path, str]]:
+    """A compile box's folders, bound from STAGING (neutral paths: see sandbox.Staging): the
+    chapter's files of the submission at /src, a fresh /out, and the kit's headers and PCH."""
+    return [("ro", staging.add_tree(step.submission / "src" / chapter, "src"), "/src"),
+            ("rw", staging.folder("out"), "/out"),
+            ("ro", staging.add_tree(KIT / "include", "include"), "/kit/include"),
+            ("ro", staging.add_tree(KIT / "chapters" / chapter, "chapter"), "/kit/chapter"),
+            ("ro", staging.add_tree(KIT / "pch", "pch"), "/kit/pch")]
+
+
+def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path, key: str) -> dict:
     settings = step.settings
     source_path = step.submission / "src" / chapter / source
     shown = f"exercises/{chapter}/{source}"
     if not source_path.exists():
         return {"status": "compile_error", "message": f"{shown}: the submission has no such file"}
-    data = source_path.read_bytes()
-    key = hashlib.sha256(f"{step.kit['fingerprint']}\0{chapter}\0{source}\0".encode() + data).hexdigest()
+    data = sandbox.read_file(source_path, SOURCE_LIMIT + 1)
     cache = step.tree / "objects"
     cached = read_json(cache / f"{key}.json")
     obj = out / f"{source}.o"
@@ -87,26 +112,30 @@ def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Pa
     # waits for nothing (four times the CPU limit, and some).
     limit = min(settings.compile_seconds, left)
     limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=max(1, math.ceil(limit))))
-    binds = [("ro", step.submission / "src" / chapter, "/src"), ("rw", out, "/out"),
-             ("ro", KIT / "include", "/kit/include"), ("ro", KIT / "chapters" / chapter, "/kit/chapter"),
-             ("ro", KIT / "pch", "/kit/pch")]
     compiler = [step.kit["compiler"], *COMPILE_FLAGS, "-include", "/kit/pch/pch.hpp", "-I/kit/chapter",
                 "-I/kit/include", "-isystem", step.kit["eigen"], f"-DSCALEBOOK_EXERCISE_CHAPTER={number}",
                 "-c", f"/src/{source}", "-o", f"/out/{source}.o"]
     # The shell in the box writes the CPU time of the compiler's processes (its `times`), which no
     # process outside the box can see whole (bwrap does not reap its init), to a file of its own.
-    times = out / f"{source}.cpu"
-    argv = ["/bin/sh", "-c", f'"$@"; status=$?; times > /out/{times.name}; exit $status', "sh", *compiler]
-    args_file = out / f"{source}.box"
-    command = sandbox.write_arguments(args_file, sandbox.box_arguments(binds, argv, limits))
-    cgroups = sandbox.Cgroups(limits)
+    argv = ["/bin/sh", "-c", f'"$@"; status=$?; times > /out/{source}.cpu; exit $status', "sh", *compiler]
     started = time.monotonic()
-    try:
-        code, output = sandbox.run(args_file, command, limits, 4 * limit + 10, cgroups)
-    finally:
-        cgroups.close()
-        cpu = cpu_of(times, time.monotonic() - started)
-        step.ledger.add("compile", cpu)
+    with sandbox.Staging() as staging:
+        binds = compile_binds(step, chapter, staging)
+        args_file = staging.path / "box"
+        command = sandbox.write_arguments(args_file, sandbox.box_arguments(binds, argv, limits))
+        cgroups = sandbox.Cgroups(limits)
+        try:
+            code, output = sandbox.run(args_file, command, limits, 4 * limit + 10, cgroups)
+        finally:
+            cgroups.close()
+            cpu = cpu_of(staging.path / "out" / f"{source}.cpu", time.monotonic() - started)
+            step.ledger.add("compile", cpu)
+        made = staging.path / "out" / f"{source}.o"
+        if code == 0:
+            try:  # what the box wrote, read bounded (its file size limit) and never through a link
+                obj.write_bytes(sandbox.read_file(made, settings.limits.file_mb << 20))
+            except OSError:
+                code = 1
     if code == 0 and obj.exists():
         result = {"status": "compiled"}
     elif code == 124 or cpu >= 0.9 * limit or b"CPU time limit exceeded" in output:
@@ -116,7 +145,7 @@ def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Pa
                   "message": f"timed_out: {which} ({limit:.0f} s of CPU): {shown} was still compiling"}
     else:
         result = dict(first_error(output.decode("utf-8", "replace"), source, shown, data), status="compile_error")
-    cache.mkdir(exist_ok=True)
+    cache.mkdir(mode=0o700, exist_ok=True)
     if result["status"] != "timed_out":  # a budget's time-out depends on the rest of the submission
         if result["status"] == "compiled":
             shutil.copyfile(obj, cache / f"{key}.o.part{os.getpid()}")
@@ -129,21 +158,40 @@ def cpu_of(times: Path, wall: float) -> float:
     """The children's user and system seconds from a `times` output ("0m1.5s 0m0.2s" lines, the
     second the children's); the wall time when the shell was stopped before it wrote them."""
     try:
-        lines = times.read_text().splitlines()
+        lines = sandbox.read_file(times, 4096).decode("ascii", "replace").splitlines()
         return sum(int(m) * 60 + float(sec) for m, sec in re.findall(r"(\d+)m([\d.]+)s", lines[1]))
     except (OSError, IndexError, ValueError):
         return wall
 
 
-def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, keep: int = 20000) -> tuple[int, str]:
+def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, keep: int = 20000,
+               head: int = 20000, results: tuple[str, ...] = ()) -> tuple[int, str]:
+    """ARGV in a box that sees the objects in OUT at /out and BINDS (host path, box path; read-only),
+    all from a staging folder of neutral name; RESULTS: the files the box writes to /out, moved
+    into OUT afterwards (read bounded, never through a link)."""
     limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=60))
-    args_file = out / f"{name}.box"
-    command = sandbox.write_arguments(args_file, sandbox.box_arguments([("rw", out, "/out"), *binds], argv, limits))
-    cgroups = sandbox.Cgroups(limits)
-    try:
-        code, output = sandbox.run(args_file, command, limits, 60, cgroups, keep=keep)
-    finally:
-        cgroups.close()
+    with sandbox.Staging() as staging:
+        folder = staging.folder("out")
+        for path in sorted(out.glob("*.o")):
+            staging.add(path, f"out/{path.name}")
+        box_binds = [("rw", folder, "/out")]
+        for index, (host, inside) in enumerate(binds):
+            box_binds.append(("ro", staging.add(host, f"in/{index}-{Path(inside).name}"), inside))
+        args_file = staging.path / "box"
+        command = sandbox.write_arguments(args_file, sandbox.box_arguments(box_binds, argv, limits))
+        cgroups = sandbox.Cgroups(limits)
+        try:
+            code, output = sandbox.run(args_file, command, limits, 60, cgroups, keep=keep, head=head)
+        finally:
+            cgroups.close()
+        for result in results:
+            (out / result).unlink(missing_ok=True)
+            try:
+                data = sandbox.read_file(folder / result, step.settings.limits.file_mb << 20)
+            except OSError:
+                continue
+            (out / result).write_bytes(data)
+            (out / result).chmod(0o700)
     return code, output.decode("utf-8", "replace")
 
 
@@ -151,11 +199,10 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
     info = step.kit["chapters"][chapter]
     # Only the archives of lib this chapter's exercises may use (the kit lists them: lib's base and
     # copies of earlier chapters' answers), after the worker's server.
-    binds = [("ro", KIT / "serve" / f"{chapter}.o", "/kit/serve.o"),
-             ("ro", KIT / "lib" / info["server"], "/kit/libserver.a")]
+    binds = [(KIT / "serve" / f"{chapter}.o", "/kit/serve.o"), (KIT / "lib" / info["server"], "/kit/libserver.a")]
     libs = []
     for index, archive in enumerate(info["libs"]):
-        binds.append(("ro", KIT / "lib" / archive, f"/kit/lib{index}.a"))
+        binds.append((KIT / "lib" / archive, f"/kit/lib{index}.a"))
         libs.append(f"/kit/lib{index}.a")
     argv = [step.kit["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in sources], "/kit/serve.o",
             "/kit/libserver.a", "-Wl,--start-group", *libs, "-Wl,--end-group",
@@ -163,13 +210,13 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
             # compile: the link goes on, and its warnings name what nothing defines.
             "-Wl,--warn-unresolved-symbols", "-o", "/out/worker"]
     (out / "worker").unlink(missing_ok=True)
-    return boxed_tool(step, out, "link", argv, binds)
+    return boxed_tool(step, out, "link", argv, binds, results=("worker",))
 
 
 def symbols(step: Step, out: Path, sources: list[str]) -> dict[str, tuple[set[str], set[str]]]:
     """{source: (strong symbols it defines, symbols it needs)}, demangled, read by nm in a box."""
     code, text = boxed_tool(step, out, "nm", ["/usr/bin/nm", "-C", "-A", "-g", *[f"/out/{s}.o" for s in sources]], [],
-                            keep=64 << 20)
+                            keep=64 << 20, head=0)
     found = {s: (set(), set()) for s in sources}
     for line in text.splitlines():
         match = re.match(r"^/out/(.+?)\.o:(?:[0-9a-f]+)?\s+([A-Za-z])\s+(.*)$", line)
@@ -317,10 +364,13 @@ def build(step: Step, chapter: str) -> int:
     linked = any(r["status"] == "compiled" for r in exercises.values()) and link_error is None and worker.exists()
     if linked:
         limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=step.settings.check_seconds + 1))
+        # The worker and the box's first process are copied into the box (bwrap's --ro-bind-data),
+        # not bound: a bind would show their host paths in the box's mountinfo.
         command = sandbox.write_arguments(out / "worker.box", sandbox.box_arguments(
-            [("ro", worker, "/worker"), ("ro", KIT / "bin" / "grade_box", "/launcher")], ["/launcher"], limits,
-            count_processes=False, as_pid_1=True))
-        sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits)
+            [("data", sandbox.WORKER_FD, "/worker"), ("data", sandbox.LAUNCHER_FD, "/launcher")], ["/launcher"],
+            limits, count_processes=False, as_pid_1=True))
+        sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits,
+                                {sandbox.WORKER_FD: worker, sandbox.LAUNCHER_FD: KIT / "bin" / "grade_box"})
     for exercise, result in exercises.items():
         if result["status"] == "compiled" and not linked:
             result = dict(result, status="compile_error", message=link_error or "the worker was not linked")
