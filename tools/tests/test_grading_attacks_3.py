@@ -31,14 +31,12 @@ Every class failed on db67869 (SCALEBOOK_GRADER=OTHER/tools/grade.py grades with
 grader, to show it)."""
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
 import re
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -53,7 +51,7 @@ GRADER = Path(os.environ.get("SCALEBOOK_GRADER", ROOT / "tools" / "grade.py"))
 sys.path.insert(0, str(GRADER.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from test_grading_attacks import patch_body, prepend, processes_mentioning, throwing  # noqa: E402
+from test_grading_attacks import patch_body, processes_mentioning, throwing  # noqa: E402
 CH3 = "03-attention-scaling"
 NOBODY = 65534
 failures: list[str] = []
@@ -209,26 +207,42 @@ while time.monotonic() < until:
     for _ in range(1000):
         libc.syscall(316, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)  # renameat2 on x86_64
 """
+# Waits until the grader opens a file in WATCHED (inotify), then swaps A and B once.
+SWAPPER = r"""
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init()
+libc.inotify_add_watch(fd, sys.argv[1].encode(), 0x20)  # IN_OPEN
+print("watching", flush=True)
+os.read(fd, 4096)
+libc.syscall(316, -100, sys.argv[2].encode(), -100, sys.argv[3].encode(), 2)  # renameat2, RENAME_EXCHANGE
+"""
 
 
 def intake(base: Path) -> None:
-    """As root, grading three students who own their folders (uid 65534) and race intake: one
-    swaps its chapter folder with a symlink to a folder only root may read (the solutions) again
-    and again, one swaps its 3.1 file with a FIFO, one hands in FIFOs for every file. The run ends
-    in bounded time, no byte of the private folder is read, and each racer is graded on what it
-    holds (the stubs: 0)."""
+    """As root, grading students who own their folders (uid 65534) and race intake. One swaps its
+    exercises folder for a symlink to a folder only root may read (the solutions, marked) the moment
+    the grader opens its first file; one swaps its chapter folder with such a symlink, and one its
+    3.1 file with a FIFO, again and again; one hands in FIFOs for every file. The run ends in
+    bounded time, no byte of the private folder is read, each racer is graded on what it holds
+    (the stubs: 0), and every FIFO is refused."""
     if os.geteuid() != 0 or os.uname().machine != "x86_64":
         print("skip: the intake race needs root (a grader that can read more than the students) on x86_64")
         return
     folder = base / "intake"
     subs = folder / "subs"
     private = folder / "private"
-    from_tree(private, "solutions")
+    from_tree(private / "exercises", "solutions")
+    for source in private.rglob("*.cpp"):
+        source.write_text(source.read_text() + "// private: only the grader may read this file\n")
     private.chmod(0o700)
     secrets = {p.read_bytes() for p in private.rglob("*.cpp")}
     honest = from_tree(subs / "honest", "solutions")
+    swapper = subs / "swapper"
+    from_tree(swapper / "exercises", "exercises")
+    (swapper / "decoy").symlink_to(private / "exercises")
     folder_racer = from_tree(subs / "folder-racer", "exercises")
-    (subs / "folder-racer" / "decoy").symlink_to(private / CH3)
+    (folder_racer / "decoy").symlink_to(private / "exercises" / CH3)
     fifo_racer = from_tree(subs / "fifo-racer", "exercises")
     os.mkfifo(fifo_racer / CH3 / "fifo")
     fifos = subs / "fifos"
@@ -236,28 +250,29 @@ def intake(base: Path) -> None:
     for source in (ROOT / "exercises" / CH3).glob("*.cpp"):
         os.mkfifo(fifos / CH3 / source.name)
     open_path(subs)
-    for sub in (honest, folder_racer, fifo_racer, fifos):
+    for sub in (honest, swapper, folder_racer, fifo_racer, fifos):
         give_to(sub, NOBODY)
-    seconds = 900
-    racers = [subprocess.Popen(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--",
-                                "/usr/bin/python3", "-c", RACER, str(a), str(b), str(seconds)])
+    as_student = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", "/usr/bin/python3", "-c"]
+    racers = [subprocess.Popen([*as_student, RACER, str(a), str(b), "900"])
               for a, b in ((folder_racer / CH3, folder_racer / "decoy"),
                            (fifo_racer / CH3 / "ex1_dot_scores.cpp", fifo_racer / CH3 / "fifo"))]
+    racers.append(subprocess.Popen([*as_student, SWAPPER, str(swapper / "exercises" / CH3), str(swapper / "exercises"),
+                                    str(swapper / "decoy")], stdout=subprocess.PIPE))
+    racers[-1].stdout.readline()
     out = folder / "grades"
     try:
-        time.sleep(1)
         started = time.monotonic()
-        code, _ = grade(out, [honest, folder_racer, fifo_racer, fifos], "--chapters", "3", timeout=600)
+        code, _ = grade(out, [honest, swapper, folder_racer, fifo_racer, fifos], "--chapters", "3", timeout=600)
         took = time.monotonic() - started
     finally:
         for racer in racers:
             racer.kill()
             racer.wait()
     expect(code == 0, f"intake: the raced run finishes (exit {code}, {took:.0f} s)")
-    leaked = [str(p) for p in out.rglob("*") if p.is_file() and not p.is_symlink() and p.stat().st_size < 1 << 20
-              and p.read_bytes() in secrets]
+    leaked = [str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and not p.is_symlink()
+              and p.stat().st_size < 1 << 20 and p.read_bytes() in secrets]
     expect(not leaked, f"intake: no file of the folder only root may read was taken ({leaked[:3]})")
-    for name in ("folder-racer", "fifo-racer", "fifos"):
+    for name in ("swapper", "folder-racer", "fifo-racer", "fifos"):
         rep = report(out, name)
         expect(rep.get("score") == 0, f"intake: {name} is graded on what it holds (the stubs): {rep.get('score')}")
     expect(report(out, "honest").get("score") == report(out, "honest").get("max_score", -1),
@@ -358,22 +373,23 @@ def spin_every_call(into: Path, seconds: float) -> None:
 
 
 def slow(base: Path) -> None:
-    """Correct code at 0.25 s of CPU per call (twelve times under --call-cpu 3), graded while two
-    processes per core spin beside it, with a check limit of 5 s and a submission budget of 20 s
-    that its calls' CPU alone exceeds many times: every mark kept. Beside it, an endless loop in
-    3.5 is timed_out: call CPU, and a call of 3.3 that sleeps is timed_out: call wall."""
+    """Correct code at 0.25 s of CPU per call (eight times under --call-cpu 2), graded while a process
+    per core spins beside it, with a check limit of 6 s and a submission budget of 30 s that its
+    calls' CPU alone exceeds (chapter 3's calls take about a minute of CPU): every mark kept.
+    Beside it, an endless loop in 3.3 is timed_out: call CPU, and a call of 3.5 that sleeps is
+    timed_out: call wall (--timeout 4), each named, the other exercises passing."""
     folder = base / "slow"
     honest = from_tree(folder / "subs" / "honest-slow", "solutions")
     spin_every_call(honest, 0.25)
     looper = from_tree(folder / "subs" / "looper", "solutions")
-    patch_body(looper / CH3 / "ex5_row_entropy.cpp", "Vector row_entropy(", "for (volatile int i = 0;; i = i + 1) {}", "")
+    patch_body(looper / CH3 / "ex3_softmax_rows.cpp", "Matrix softmax_rows(", "for (volatile int i = 0;; i = i + 1) {}", "")
     sleeper = from_tree(folder / "subs" / "sleeper", "solutions")
-    patch_body(sleeper / CH3 / "ex3_softmax_rows.cpp", "Matrix softmax_rows(",
+    patch_body(sleeper / CH3 / "ex5_row_entropy.cpp", "Vector row_entropy(",
                "std::this_thread::sleep_for(std::chrono::hours(1));", "#include <chrono>\n#include <thread>")
-    hogs = [subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"]) for _ in range(2 * os.cpu_count())]
+    hogs = [subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
     try:
         code, _ = grade(folder / "grades", [honest, looper, sleeper], "--chapters", "3", "--jobs", "1",
-                        "--call-cpu", "3", "--timeout", "6", "--check-timeout", "5", "--submission-budget", "20")
+                        "--call-cpu", "2", "--timeout", "4", "--check-timeout", "6", "--submission-budget", "30")
     finally:
         for hog in hogs:
             hog.kill()
@@ -384,10 +400,10 @@ def slow(base: Path) -> None:
     expect(code == 0 and rep.get("score") == rep.get("max_score") and rep.get("score"),
            f"slow: correct code at 0.25 s of CPU per call keeps every mark on a busy machine "
            f"({rep.get('score')}/{rep.get('max_score')}; {lost[:2]})")
-    loops = [t["message"] for t in report(out, "looper")["tests"] if t["exercise"] == "3.5"]
+    loops = [t["message"] for t in report(out, "looper")["tests"] if t["exercise"] == "3.3"]
     expect(loops and all(m.startswith("timed_out: call CPU") for m in loops),
            f"slow: an endless loop is timed_out: call CPU ({loops[:1]})")
-    sleeps = [t["message"] for t in report(out, "sleeper")["tests"] if t["exercise"] == "3.3"]
+    sleeps = [t["message"] for t in report(out, "sleeper")["tests"] if t["exercise"] == "3.5"]
     expect(sleeps and all(m.startswith("timed_out: call wall") for m in sleeps),
            f"slow: a call that sleeps is timed_out: call wall ({sleeps[:1]})")
     for name in ("looper", "sleeper"):
