@@ -181,6 +181,7 @@ def agree_with_check(folder: Path, graded: dict[str, bool]) -> None:
     """`./workbook check 3` in a student's copy with each submission's chapter 3 gives 3.2 the
     verdict grading gave it."""
     from test_student_loop import student_tree
+    (folder / "student").mkdir()
     tree = student_tree(str(folder / "student"))
     for name in ("right", "wrong"):
         shutil.rmtree(tree / "exercises" / CH3)
