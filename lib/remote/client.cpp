@@ -635,6 +635,7 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   if (timed_out_in_this_check().count(function) != 0)
     fail_call(what + too_long + " earlier in this check; not called again", "worker_timed_out:call_wall");
   if (worker().pid < 0) start_worker();
+  if (check_clock().started <= 0) start_check_clock();  // a call outside any check: its own clock
   Writer header;
   Codec<std::string>::put(header, exercise);
   Codec<std::string>::put(header, function);
