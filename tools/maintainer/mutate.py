@@ -1,9 +1,10 @@
-#!/usr/bin/env python3
-"""Mutation testing of a chapter's checks: small operator mutants of each reference solution, in
+"""Mutation testing of a chapter's checks (./workbook mutate): which one-token mutants they let through.
+
+Mutation testing of a chapter's checks: small operator mutants of each reference solution, in
 the spirit of mull and Stryker, and which of them the checks let through.
 
-    mutate.py CHAPTER [--build DIR] [--sample N] [--seed S] [--exercise ID] [--timeout S] [--list]
-              [--record LABEL] [--recheck LABEL]
+    ./workbook mutate CHAPTER [--build DIR] [--sample N] [--seed S] [--exercise ID] [--timeout S] [--list]
+                      [--record LABEL] [--recheck LABEL]
 
 Each mutant changes one token of one file of solutions/NN-topic/ (found with libclang's lexer,
 python3-clang, never with regular expressions over the text): a comparison flipped or made
@@ -11,7 +12,7 @@ strict, + and - or * and / exchanged, an integer constant moved by one, a floati
 nudged, a sign dropped, std::abs removed, min and max exchanged, && and || exchanged, true and
 false exchanged. The mutated file is compiled as the build compiles the reference, linked with the
 chapter's checks and the other reference files, and the checks run under the usual time limit
-per check (tools/scalebook/checks.py). A mutant that does not compile is stillborn; one that
+per check (tools/scalebook/loop/run_checks.py). A mutant that does not compile is stillborn; one that
 fails a check is killed; one that passes every check survives. A survivor that computes the same
 results as the reference (an equivalent mutant) is listed, with a one-line reason, in
 chapters/NN-topic/bugzoo/equivalent.txt as
@@ -38,10 +39,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from scalebook.chapters import ROOT, resolve_chapter  # noqa: E402
-from scalebook.checks import registered_checks, run_checks  # noqa: E402
+from scalebook.config import ROOT
+from scalebook.course import resolve_chapter
+from scalebook.loop.run_checks import registered_checks, run_checks
 
 try:
     import clang.cindex as cindex
@@ -191,7 +191,7 @@ def record_run(chapter_dir: Path, chapter_number: int, label: str, row: list[int
     lists[label] = [f"Survivors of {label} (`{command}`):" if survivors else f"Survivors of {label} (`{command}`): none"]
     lists[label] += [f"- `{m.key}` ({m.what})" for m in survivors]
     text = [f"# Operator mutants of chapter {chapter_number}'s reference solutions", "",
-            "Written by `tools/mutate.py` with `--record`: each row is one run over the solutions' operator",
+            "Written by `./workbook mutate` with `--record`: each row is one run over the solutions' operator",
             "mutants. A stillborn mutant does not compile; an equivalent one is listed with its reason in",
             "`equivalent.txt`; a survivor passes every check and is a mistake the checks let through.", "",
             *MUTANTS_HEADER, *rows.values(), ""]
@@ -250,8 +250,8 @@ def unbuilt(build: Path, target: str) -> str:
     return ""
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./workbook mutate", description=__doc__.split("\n\n")[0])
     parser.add_argument("chapter", help="a chapter number (3) or folder name (03-attention-scaling)")
     parser.add_argument("--build", type=Path, default=ROOT / "build" / "reference",
                         help="a configured reference build whose chapter checks are built (default build/reference)")
@@ -265,7 +265,7 @@ def main() -> int:
     parser.add_argument("--recheck", metavar="LABEL",
                         help="test only the survivors listed for the row LABEL of MUTANTS.md")
     parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if cindex is None:
         parser.error("python3-clang is missing: run with Debian's /usr/bin/python3 (apt-get install python3-clang)")
     OPERATORS.update({cindex.CursorKind.BINARY_OPERATOR, cindex.CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
@@ -338,7 +338,7 @@ def main() -> int:
                 linked = [str(obj) if w == reference or str(build / w) == reference else w for w in linked]
                 if str(obj) not in linked:
                     raise SystemExit(f"the link of {chapter.target}_checks names neither lib{chapter.target}_reference.a "
-                                     f"nor {reference}: tools/mutate.py cannot place a mutant in it")
+                                     f"nor {reference}: ./workbook mutate cannot place a mutant in it")
             linked[linked.index("-o") + 1] = str(binary)
             link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
             if link_run.returncode != 0:
@@ -362,14 +362,10 @@ def main() -> int:
     for m in survivors:
         print(f"  survivor: {m.key}  ({m.what})")
     if args.record:
-        command = "tools/mutate.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]
+        command = "./workbook mutate " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
                                                 if a not in (args.record, "--record"))
         row = [len(mutants), len(stillborn), len(killed), len(equivalent), len(survivors)]
         if base is not None:  # the recheck's mutants are the base row's survivors
             row = [base[0], base[1] + len(stillborn), base[2] + len(killed), base[3] + len(equivalent), len(survivors)]
         print(f"recorded in {record_run(chapter_dir, chapter.number, args.record, row, survivors, command).relative_to(ROOT)}")
     return 1 if survivors else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

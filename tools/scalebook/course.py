@@ -1,15 +1,12 @@
-"""The chapters as the build sees them: folders, exercise ids and files, hints."""
+"""The course: its chapters as the build sees them (folders, exercise ids and files) and their hints."""
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-class UsageError(Exception):
-    """A user's mistake on the command line: printed with the usage line, exit status 2."""
+from .config import ROOT
+from .errors import UsageError
 
 
 # NamedTuples, not dataclasses: the dataclasses module alone costs every command a thirtieth of a

@@ -1,27 +1,10 @@
-#!/usr/bin/env python3
-"""./workbook release DIR [-m MESSAGE] — write the student edition of this workbook into DIR, or
-add what changed since the last release to the edition in DIR as one commit.
+"""Writes the student edition: its files, the lessons' output, the benchmarks' figures, its README.
 
-The edition is what a graded course hands out: every chapter's page, contract, checks, hints and
-exercise stubs, the library and the workbook command, a README written for students
-(docs/student-README.md, filled in at release), but no solutions/, no bug zoo (its mutants are
-lines of the solutions), no instructor-only sections of the pages, none of the maintainers' tests
-or timing scripts. The book's lesson output and figures were made by the reference at release
-time and ship in docs/prebuilt/, with a copy of the exercise stubs as released
-(docs/prebuilt/CHAPTER/stubs): the book shows those, whatever the student's exercises/ hold; so do
-the benchmarks' figures as the reference measured them (docs/prebuilt/CHAPTER/bench.txt), which
-`./workbook bench` in the edition shows beside the student's own.
-
-A new or empty DIR gets a git history of its own, one commit. A DIR holding an edition (its EDITION
-file and git history, nothing uncommitted) gets one more commit holding exactly what changed in
-this tree since, with the instructor's MESSAGE: students `git pull` it, and their committed work
-in exercises/ merges with it. The benchmarks are measured again only with --measure, so that an
-erratum carries nothing but the erratum. Any other DIR is refused before anything is done.
-Submissions made from the edition are graded by this tree: `./workbook grade`.
+Writing the student edition: what it leaves out, the lessons' output and figures from the reference,
+the benchmarks' figures, its README, and the checks of a scratch copy of it.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -32,16 +15,15 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from scalebook import packages, ui  # noqa: E402
-from scalebook.build import build  # noqa: E402
-from scalebook.chapters import Chapter, all_chapters  # noqa: E402
+from .config import ROOT
+from .course import Chapter, all_chapters
+from .loop import packages
+from .loop.build import build
+from . import ui
 
 # Paths of the instructor's tree that the edition leaves out.
-LEFT_OUT = [r"^solutions/", r"^chapters/[^/]+/bugzoo/", r"^tools/tests/", r"^tools/test_grading\.py$",
-            r"^tools/apply_mutant\.py$", r"^tools/time_[^/]*\.py$", r"^\.ci/", r"^docs/tests/",
-            r"^README\.md$", r"^docs/student-README\.md$"]
+LEFT_OUT = [r"^solutions/", r"^chapters/[^/]+/bugzoo/", r"^tools/tests/", r"^tools/maintainer/",
+            r"^cmake/apply_mutant\.py$", r"^\.ci/", r"^docs/tests/", r"^README\.md$", r"^docs/student-README\.md$"]
 README_SOURCE = ROOT / "docs" / "student-README.md"
 EDITION_NOTE = "scalebook, student edition\n"
 BENCH_CHAPTERS = (7, 2)            # the chapters whose benchmark the edition shows, in that order
@@ -221,100 +203,3 @@ def author() -> list[str]:
     name = git("config", "user.name", cwd=ROOT, check=False).strip() or "scalebook"
     email = git("config", "user.email", cwd=ROOT, check=False).strip() or "scalebook@localhost"
     return ["-c", f"user.name={name}", "-c", f"user.email={email}"]
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(prog="./workbook release", description=__doc__.splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n".join(__doc__.splitlines()[2:]))
-    parser.add_argument("dir", type=Path, metavar="DIR", help="a new or empty folder, or an edition released before")
-    parser.add_argument("-m", "--message", help="what changed, for the students' git log (required to update "
-                                                "an edition)")
-    parser.add_argument("--measure", action="store_true",
-                        help="measure the benchmarks again when updating an edition (a new one always does)")
-    parser.add_argument("--no-bench", action="store_true", help="do not measure the benchmarks (the edition "
-                                                                "then shows no release figures)")
-    args = parser.parse_args()
-    target = args.dir.resolve()
-    why = refusal(target)
-    if why:
-        parser.error(why)
-    update = target.exists() and any(target.iterdir())
-    if update and not args.message:
-        parser.error(f"{target} holds an edition: say what changed with -m MESSAGE (students read it in git log)")
-    started = time.monotonic()
-    commit = git("rev-parse", "--short", "HEAD", cwd=ROOT, check=False).strip() or "unknown"
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no", cwd=ROOT, check=False).strip())
-    source = f"{commit}{' with uncommitted changes' if dirty else ''}"
-    chapters = all_chapters()
-    ui.say(ui.bold(f"{'Updating the student edition in' if update else 'Writing the student edition to'} "
-                   f"{target}, from this tree at {source}"))
-
-    stage(1, "The lessons' output and figures, from the reference")
-    reference = run_lessons(chapters)
-
-    stage(2, "The benchmarks' figures")
-    kept: dict[str, str] = {}
-    if update:  # figures of the last release, unless measured again
-        for chapter in chapters:
-            path = target / "docs" / "prebuilt" / chapter.folder / "bench.txt"
-            if path.exists():
-                kept[str(path.relative_to(target))] = path.read_text()
-    if args.no_bench:
-        ui.say("  skipped (--no-bench)")
-        kept = {}
-    elif update and not args.measure:
-        ui.say(f"  kept from the last release ({len(kept)} chapters; --measure measures them again)")
-    else:
-        kept = measure_benchmarks(chapters)
-
-    stage(3, "The edition's files")
-    if update:
-        for name in tracked(target):
-            (target / name).unlink(missing_ok=True)
-    target.mkdir(parents=True, exist_ok=True)
-    write_files(target, chapters, reference, kept)
-    ui.say(f"  {sum(1 for p in target.rglob('*') if p.is_file() and '.git' not in p.relative_to(target).parts)} files")
-
-    stage(4, f"The README: what ./workbook check {FIRST_CHECK_CHAPTER} shows on a fresh copy (a scratch build)")
-    check_output = first_check(target, ccache_dir(reference))
-    (target / "README.md").write_text(readme(chapters, check_output, kept))
-    ui.say(f"  README.md: {len((target / 'README.md').read_text().encode())} bytes")
-
-    stage(5, "Committing")
-    if not update:
-        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=target, check=True)
-    git("add", "-A", cwd=target)
-    changed = git("diff", "--cached", "--stat", "--stat-width=100", cwd=target)
-    if update and not changed.strip():
-        ui.say(f"  nothing changed since the last release: no commit made ({time.monotonic() - started:.0f} s)")
-        return 0
-    message = (args.message or "The student edition") + f"\n\nReleased from scalebook {source}.\n"
-    git(*author(), "commit", "-q", "-m", message, cwd=target)
-    head = git("rev-parse", "--short", "HEAD", cwd=target).strip()
-    branch = git("rev-parse", "--abbrev-ref", "HEAD", cwd=target).strip()
-    count = len(git("rev-list", "HEAD", cwd=target).split())
-
-    ui.say("")
-    ui.say(ui.bold(f"The student edition is in {target}"))
-    ui.say(f"  commit {head} on {branch} ({count} commit{'s' if count > 1 else ''}), released from {source}, "
-           f"in {time.monotonic() - started:.0f} s")
-    if update:
-        ui.say("  what changed since the last release:")
-        for line in changed.rstrip().splitlines():
-            ui.say(f"    {line.strip()}")
-        ui.say("Publish it: push to the repository your students cloned, and tell them to run git pull --no-rebase")
-        ui.say(f"  git -C {target} push")
-    else:
-        files = len(tracked(target))
-        ui.say(f"  first release: {files} files")
-        ui.say("Publish it: push it to the repository your students will clone (a new, empty one), e.g.")
-        ui.say(f"  git -C {target} remote add origin URL")
-        ui.say(f"  git -C {target} push -u origin {branch}")
-        ui.say(f"Later fixes: edit this tree, then ./workbook release {args.dir} -m 'what changed' adds one commit.")
-    ui.say("Submissions made from it are graded here: ./workbook grade --help")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

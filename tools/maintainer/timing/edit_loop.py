@@ -1,5 +1,6 @@
-#!/usr/bin/env python3
-"""Maintainers' measure of the student's loop: a code change in one exercise file -> that
+"""Times the student's loop (./workbook time edit-loop): one exercise edited to its verdict.
+
+Maintainers' measure of the student's loop: a code change in one exercise file -> that
 chapter's verdict from `./workbook check CHAPTER`, in a scratch copy of the workbook (your own
 exercises/ is never touched). Each run changes code, not a comment (a comment-only edit may be
 served from a compiler cache and measure nothing): it appends a function with a new constant.
@@ -15,7 +16,7 @@ than the wall-clock times.
 With --baseline REV, a second scratch copy holds the workbook as of REV (git archive), and the
 runs alternate between the two, so that both see the same load on a shared machine.
 
-    tools/time_edit_loop.py [--chapter 1] [--runs 7] [--exercise 1] [--stub] [--baseline main]
+    ./workbook time edit-loop [--chapter 1] [--runs 7] [--exercise 1] [--stub] [--baseline main]
 """
 from __future__ import annotations
 
@@ -26,16 +27,14 @@ import resource
 import shutil
 import statistics
 import subprocess
-import sys
 import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from scalebook.chapters import Chapter, resolve_chapter  # noqa: E402
-from tests.test_student_loop import copy_tree  # noqa: E402
+from scalebook.config import ROOT
+from scalebook.course import Chapter, resolve_chapter
+from tests.harness import copy_tree
 
 PARTS = ("start-up", "compile", "link", "checks", "rest", "total", "cpu")
 
@@ -108,8 +107,8 @@ def archive(rev: str, target: Path) -> None:
         tar.extractall(target)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./workbook time edit-loop", description=__doc__.splitlines()[0])
     parser.add_argument("--chapter", default="1")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--exercise", type=int, default=1, help="which exercise file (1 = the first)")
@@ -119,7 +118,7 @@ def main() -> int:
     parser.add_argument("--ccache-dir", type=Path,
                         default=Path(os.environ.get("CCACHE_DIR") or ROOT / "build" / "ccache"),
                         help="compiler cache the scratch copies share (default $CCACHE_DIR or build/ccache)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     chapter = resolve_chapter(args.chapter)
     if not 1 <= args.exercise <= len(chapter.sources):
         parser.error(f"chapter {chapter.number} has exercises 1 to {len(chapter.sources)}")
@@ -146,7 +145,3 @@ def main() -> int:
         print(f"  {tree.label:>10}  " +
               "  ".join(f"{statistics.median(r[p] for r in tree.runs):8.3f}" for p in PARTS))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

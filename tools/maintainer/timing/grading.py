@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """How long ./workbook grade takes for a class, and where the time goes.
 
-    tools/time_grading.py [--submissions 30] [--kind distinct|identical] [--jobs 2] [--tree PATH]
+    ./workbook time grading [--submissions 30] [--kind distinct|identical] [--jobs 2] [--tree PATH]
 
 makes SUBMISSIONS copies of the reference solutions of the whole workbook in a scratch folder and
-grades them with TREE's tools/grade.py (default: this tree; give a checkout of another commit to
+grades them with TREE's ./workbook grade (default: this tree; give a checkout of another commit to
 compare before and after). --kind distinct gives every exercise file of every submission a line of
 code of its own (a different constant), so that no two files are the same and nothing can be
 compiled once for several students: the cost of a class that wrote its own code. --kind identical
@@ -30,7 +29,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from scalebook.config import ROOT
 
 
 def make_class(tree: Path, into: Path, count: int, kind: str) -> list[Path]:
@@ -77,19 +76,19 @@ def busy_seconds() -> float:
     return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./workbook time grading", description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=30)
     parser.add_argument("--kind", choices=["distinct", "identical"], default="distinct")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--tree", type=Path, default=ROOT, help="the tree whose grader is timed (default: this one)")
     parser.add_argument("--keep", type=Path, help="grade into this folder and keep it")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     tree = args.tree.resolve()
     scratch = Path(tempfile.mkdtemp(prefix="scalebook-time-grading-"))
     try:
         submissions = make_class(tree, scratch / "class", args.submissions, args.kind)
-        grade = [sys.executable, str(tree / "tools" / "grade.py"), "--jobs", str(args.jobs)]
+        grade = [sys.executable, str(tree / "tools" / "workbook.py"), "grade", "--jobs", str(args.jobs)]
         # The kit first, off the clock: one submission graded into a throw-away folder.
         warm = subprocess.run([*grade, "--out", str(scratch / "warm"), str(submissions[0])],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -130,7 +129,3 @@ def main() -> int:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

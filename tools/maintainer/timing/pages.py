@@ -1,22 +1,21 @@
-#!/usr/bin/python3
-"""How long the grading pages take for a class: N synthetic reports shaped like the whole workbook
+"""Times the grading pages (./workbook time pages) for a class of synthetic reports.
+
+How long the grading pages take for a class: N synthetic reports shaped like the whole workbook
 (every chapter and exercise of this tree, 4 checks each, a fixed-seed mix of statuses and messages of
 a few hundred characters, some compile errors), then every feedback.html and the class page,
 written into a scratch folder. Prints the time per feedback page and for the class page.
 
-    tools/time_pages.py [--students 200] [--seed 1]
+    ./workbook time pages [--students 200] [--seed 1]
 """
 from __future__ import annotations
 
 import argparse
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scalebook import pages  # noqa: E402
+from scalebook.grading import pages
 
 STATUSES = ["passed"] * 6 + ["failed", "crashed", "timed_out", "compile_error"]
 
@@ -43,11 +42,11 @@ def synthetic_report(name: str, context: dict, rng: random.Random) -> dict:
             "date": context["date"], "commit": context["commit"], "refused_files": [], "tests": tests}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./workbook time pages", description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.students < 1:
         parser.error("--students must be at least 1")
     context = pages.make_context()
@@ -70,7 +69,3 @@ def main() -> int:
           f"(about {sum(sizes) / len(sizes) / 1024:.0f} KiB each)")
     print(f"  class page:     {class_page:.2f} s ({index_size / 1024:.0f} KiB)")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The chapter-2 K-fold in PyTorch, for `chapters/02-small-models` bench: the same set-up as the
+"""Chapter 2's K-fold in PyTorch, timed, for chapter 2's benchmark.
+
+The chapter-2 K-fold in PyTorch, for `chapters/02-small-models` bench: the same set-up as the
 C++ trainer (scalebook/mlp.hpp), timed on one thread in float32.
 
-    bench_ch02_torch.py [DATA_DIR] [--repeat N]   prints "torch_seconds <t>" (the best of N runs, in
+    ch02_torch.py [DATA_DIR] [--repeat N]   prints "torch_seconds <t>" (the best of N runs, in
                                                   CPU seconds of the process, as ch02_bench times its
                                                   own), "torch_mean_mae <m>" and "torch_version <v>"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Chapter 7's benchmark: the build's tiled attention against its naive one, PyTorch and Eigen.
 
-    bench_ch07.py --bench BUILD/chapters/07-under-the-hood/ch07_bench [--whose reference|yours]
+    ch07.py --bench BUILD/chapters/07-under-the-hood/ch07_bench [--whose reference|yours]
                   [--out DIR] [--sweep] [--repetitions 10] [--require]
 
 ch07_bench times the code of the build's track (the reference's, or the student's in the student
@@ -9,7 +9,7 @@ edition: --whose says which, for the rows' labels).
 1. Causal attention at n = 1024, d = 64, double, one thread: the track's tiled attention
    (exercise 7.6, compiled at -O3 -march=native), the track's naive attention (exercise 4.3,
    causal_attention, compiled the same way), the benchmark's own naive Eigen version, and
-   PyTorch's softmax(q @ k.T / sqrt(d) + mask) @ v (tools/bench_ch07_torch.py, when
+   PyTorch's softmax(q @ k.T / sqrt(d) + mask) @ v (tools/scalebook/bench/ch07_torch.py, when
    python3-torch is installed), all in this one run; prints the ratios (goal: tiled at least 10x
    faster than PyTorch).
 2. Eigen's own rate for the products of attention's shapes in the same run, (n, d)·(d, n) and
@@ -22,7 +22,7 @@ edition: --whose says which, for the rows' labels).
 Every side is timed the same way: after a warm-up of 0.3 CPU seconds, REPETITIONS repetitions,
 each the mean CPU time per call over calls lasting at least MIN_TIME CPU seconds; the best
 repetition counts (Google Benchmark's repetitions for ch07_bench, the same loop in
-bench_ch07_torch.py for PyTorch). CPU time does not count waiting for a core on a shared machine,
+ch07_torch.py for PyTorch). CPU time does not count waiting for a core on a shared machine,
 and the best of several is the least disturbed by other work. With --require, exits 1 when a goal
 is missed.
 """
@@ -68,7 +68,7 @@ def run_bench(bench: Path, pattern: str, repetitions: int, min_time: float) -> d
 def run_torch(n: int, repetitions: int, min_time: float) -> dict | None:
     python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
     try:
-        result = subprocess.run([python, str(TOOLS / "bench_ch07_torch.py"), "--n", str(n), "--causal",
+        result = subprocess.run([python, str(TOOLS / "ch07_torch.py"), "--n", str(n), "--causal",
                                  "--repetitions", str(repetitions), "--min-time", str(min_time),
                                  "--warmup", str(WARMUP)], capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as error:

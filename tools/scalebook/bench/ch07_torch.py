@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """PyTorch's CPU attention, timed like chapter 7's benchmark: softmax(q @ k.T / sqrt(d)) @ v.
 
-    bench_ch07_torch.py [--n 1024] [--d 64] [--dtype float64] [--causal] [--repetitions 10]
+    ch07_torch.py [--n 1024] [--d 64] [--dtype float64] [--causal] [--repetitions 10]
                         [--min-time 0.2] [--warmup 0.3]
 
 One thread (torch.set_num_threads(1)); inputs and the causal mask are made before timing. Timed
-as Google Benchmark times ch07_bench (tools/bench_ch07.py keeps its best repetition): calls for
+as Google Benchmark times ch07_bench (tools/scalebook/bench/ch07.py keeps its best repetition): calls for
 WARMUP CPU seconds first, then REPETITIONS repetitions, each the mean CPU time per call over calls
 that last at least MIN_TIME CPU seconds. Prints one JSON object: the best repetition
 (best_cpu_s), their median and every one, in CPU seconds of this process (time.process_time).

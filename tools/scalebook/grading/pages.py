@@ -1,4 +1,6 @@
-"""The pages grading hands out: DIR/<name>/feedback.html for each student and DIR/index.html for the
+"""Writes the feedback page of each student and the class page, with Jinja2.
+
+The pages grading hands out: DIR/<name>/feedback.html for each student and DIR/index.html for the
 class, written from report dicts (report.json, see the README's instructor section) with Jinja2
 templates (tools/scalebook/templates/) that escape by default.
 
@@ -26,107 +28,26 @@ import math
 import os
 import re
 import subprocess
-import unicodedata
 from pathlib import Path
 from urllib.parse import quote
 
 try:
     import jinja2
-    from markupsafe import Markup, escape
+    from markupsafe import Markup
 except ImportError:  # named when a page is written (PagesError)
     jinja2 = None
 
-from .chapters import ROOT, Chapter, all_chapters, hints_of
+from ..config import ROOT
+from ..course import Chapter, all_chapters, hints_of
+from .visible import NAME_CHARS, _as_text, _code_spans, visible, visible_plain
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-MESSAGE_CHARS = 4000   # a message longer than this is cut (a compiler's first error fits easily)
-MESSAGE_LINES = 60
-NAME_CHARS = 200       # submission names, file names, check names
 STATUSES = ("passed", "failed", "crashed", "timed_out", "compile_error", "not_run")
 
 
 class PagesError(Exception):
     """A page could not be written: Jinja2 is missing, or a report is not shaped like report.json.
     The message names the function and what was wrong."""
-
-
-# --- text from a submission, made visible -----------------------------------------------------
-
-# Every character that might be shown as an escape; _shown_as_escape decides (printable ASCII,
-# newline and tab never are).
-CANDIDATES = re.compile(r"[^\n\t\x20-\x7e]")
-
-
-def _shown_as_escape(char: str) -> bool:
-    if char in "\n\t":
-        return False
-    return unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
-
-
-def _escape_code(char: str) -> str:
-    code = ord(char)
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by Python's surrogateescape
-        return f"\\x{code - 0xDC00:02x}"
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def _as_text(value) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", errors="surrogateescape")
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
-def _cut(text: str, chars: int, lines: int) -> tuple[str, str]:
-    """(the text shown, a note on what was cut or '')."""
-    kept = text
-    if kept.count("\n") >= lines:
-        kept = "\n".join(kept.split("\n")[:lines])
-    if len(kept) > chars:
-        kept = kept[:chars]
-    if len(kept) == len(text):
-        return text, ""
-    rest = len(text) - len(kept)
-    more_lines = len(text.splitlines()) - len(kept.splitlines())
-    return kept, (f"[{rest:,} more characters" + (f" in {more_lines:,} more lines" if more_lines > 0 else "")
-                  + " not shown]")
-
-
-def visible(value, chars: int = MESSAGE_CHARS, lines: int = MESSAGE_LINES) -> "Markup":
-    """A submission's string as safe markup: HTML-escaped, every control, format or non-UTF-8
-    character as a marked escape (<span class="esc">\\x1b</span>), cut to chars/lines."""
-    text, note = _cut(_as_text(value), chars, lines)
-    parts, start = [], 0
-    for match in CANDIDATES.finditer(text):
-        if _shown_as_escape(match.group()):
-            parts.append(escape(text[start:match.start()]))
-            parts.append(Markup('<span class="esc">{}</span>').format(_escape_code(match.group())))
-            start = match.end()
-    parts.append(escape(text[start:]))
-    if note:
-        parts.append(Markup('<span class="cut">{}</span>').format(note))
-    return Markup("").join(parts)
-
-
-def visible_plain(value, chars: int = NAME_CHARS) -> str:
-    """The same as plain text (for <title> and attributes): escapes written out, no markup."""
-    text, note = _cut(_as_text(value), chars, 1)
-    return "".join(_escape_code(c) if _shown_as_escape(c) else c for c in text) + (" " + note if note else "")
-
-
-def _code_spans(text: str) -> "Markup":
-    """Hint text from hints.md: `code` becomes <code>, *word* <em>, everything else escaped text."""
-    parts = []
-    for index, piece in enumerate(_as_text(text).split("`")):
-        if index % 2:
-            parts.append(Markup("<code>{}</code>").format(visible(piece)))
-            continue
-        for inner, run in enumerate(re.split(r"\*([^*\s][^*]*?)\*", piece)):
-            parts.append(Markup("<em>{}</em>").format(visible(run)) if inner % 2 else visible(run))
-    return Markup("").join(parts)
 
 
 # --- the instructor's side: chapters, exercises, hints ---------------------------------------

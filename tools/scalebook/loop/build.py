@@ -1,5 +1,8 @@
-"""Configuring and building, with progress on screen, and one chapter's checks built so that an
-exercise file that does not compile costs that exercise only."""
+"""Configures and builds, and builds one chapter's checks so a broken file costs its exercise only.
+
+Configuring and building, with progress on screen, and one chapter's checks built so that an
+exercise file that does not compile costs that exercise only.
+"""
 from __future__ import annotations
 
 import json
@@ -11,14 +14,12 @@ import sys
 import zlib
 from pathlib import Path
 
-from .chapters import ROOT, Chapter
-from .checks import undefined_symbols
-from .linking import link_message, unlinked_calls
-from .ui import Progress
-
-
-class BuildError(Exception):
-    """The workbook itself failed to build (not a student's exercise): shown with its log."""
+from ..config import LIB_HEADERS, ROOT
+from ..course import Chapter
+from ..errors import BuildError
+from ..linking import link_message, unlinked_calls
+from ..ui import Progress
+from .run_checks import undefined_symbols
 
 
 def configure(preset: str, build_dir: Path, log_dir: Path, extra: list[str] | None = None) -> None:
@@ -124,9 +125,6 @@ def first_error(lines: list[str], source: str) -> str:
                 text = line.replace(str(ROOT) + "/", "")
                 return re.sub(r"^.*?/(exercises|submission)/", r"\1/", text) if source in text else text
     return "the file does not compile"
-
-
-LIB_HEADERS = ROOT / "lib" / "include" / "scalebook"
 
 
 def forget_changed_sources(build_dir: Path, chapter: Chapter, state_dir: Path) -> None:

@@ -1,5 +1,8 @@
-"""The Debian packages scalebook needs: found with one dpkg-query, installed when root, named with
-the exact apt-get command otherwise."""
+"""Installs the Debian packages scalebook needs (as root), or names the exact command.
+
+The Debian packages scalebook needs: found with one dpkg-query, installed when root, named with
+the exact apt-get command otherwise.
+"""
 from __future__ import annotations
 
 import os
@@ -7,17 +10,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .ui import Progress, bold, say
+from ..errors import PackageError
+from ..ui import Progress, bold, say
 
 # What building and checking the workbook needs. The grader's sandbox, the browser test and the
 # PyTorch comparisons add their own (see `extra` and .ci/run).
 PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "doctest-dev", "libeigen3-dev", "doxygen",
             "graphviz", "libjs-mathjax", "doxygen-awesome-css", "gnuplot-nox", "python3", "ccache",
             "util-linux", "bubblewrap", "python3-seccomp"]
-
-
-class PackageError(Exception):
-    """Packages are missing and cannot be installed from here; the message says how."""
 
 
 def installed(packages: list[str]) -> set[str]:

@@ -1,7 +1,10 @@
-"""Running a chapter's checks so that a crash or a hang costs the check it happens in, not the
+"""Runs a chapter's checks so that a crash or a hang costs only the check it happens in.
+
+Running a chapter's checks so that a crash or a hang costs the check it happens in, not the
 chapter: the check binary writes each check's start and end to a results file as it goes; when the
 process dies or stalls inside a check, that check is named (with the signal, or the time limit) and
-the binary runs again on the checks that have not run yet."""
+the binary runs again on the checks that have not run yet.
+"""
 from __future__ import annotations
 
 import os
@@ -64,6 +67,92 @@ def read_results(path: Path) -> list[tuple[str, str, str]]:
     return rows
 
 
+def watch_round(command: list[str], results_file: Path, log_path: Path, work_dir: Path, timeout: float,
+                env: dict[str, str] | None) -> tuple[int | None, str | None, float]:
+    """Runs one round of the checks binary, killing it when no check has started or ended for
+    TIMEOUT seconds. Returns its exit status, the check it stalled in (None) and when it last moved."""
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                   stdin=subprocess.DEVNULL, cwd=work_dir, start_new_session=True)
+        running, since, seen = None, time.monotonic(), 0
+        stalled = None
+        while process.poll() is None:
+            rows = read_results(results_file)
+            if len(rows) != seen:
+                seen = len(rows)
+                last = rows[-1]
+                running = last[1] if last[0] == "start" else None
+                since = time.monotonic()
+            if time.monotonic() - since > timeout:
+                stalled = running
+                kill_group(process.pid)
+                process.wait()
+                break
+            try:  # a sleep that ends as soon as the checks do: no poll's wait added to every check
+                process.wait(timeout=0.02)
+            except subprocess.TimeoutExpired:
+                pass
+    kill_group(process.pid)  # whatever the check left running dies with it
+    return process.returncode, stalled, since
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def read_round(results_file: Path, names: list[str], results: dict[str, CheckResult]) -> tuple[str | None, bool]:
+    """The verdicts one round wrote into RESULTS; returns the check it was inside when it ended (if
+    any) and whether it got anywhere."""
+    started = None
+    progressed = False
+    for status, name, message in read_results(results_file):
+        if name not in names or name in results:
+            continue
+        if status == "start":
+            started = name
+            continue
+        started = None if name == started else started
+        progressed = True
+        if status == "crashed":
+            results[name] = CheckResult(
+                name, "crashed", f"the process died of {message.split(' - ')[0]} inside this check")
+        elif status == "passed":
+            results[name] = CheckResult(name, "passed")
+        else:
+            results[name] = CheckResult(name, "failed", message)
+    return started, progressed
+
+
+def blame_interrupted(started: str, stalled: str | None, code: int | None, remaining: list[str], timeout: float,
+                      skip_after_timeout: bool, results: dict[str, CheckResult]) -> None:
+    """The check a round ended inside: timed out (and, with SKIP_AFTER_TIMEOUT, its exercise's other
+    checks not run), or crashed with the signal or exit status."""
+    if stalled == started:
+        results[started] = CheckResult(started, "timed_out", f"still running after {timeout:g} s: an endless loop?")
+        if skip_after_timeout:  # the exercise's other checks would most likely hang too
+            for name in remaining:
+                if name.split(" ", 1)[0] == started.split(" ", 1)[0] and name not in results:
+                    results[name] = CheckResult(name, "not_run", f"not run: '{started}' timed out")
+    elif code is not None and code < 0:
+        results[started] = CheckResult(started, "crashed", f"the process died of {signal_name(-code)} inside this check")
+    else:
+        results[started] = CheckResult(started, "crashed", f"the process exited (status {code}) inside this check")
+
+
+def never_started(stalled: str | None, since: float, code: int | None, log_path: Path, timeout: float) -> str:
+    """Why a round died before its first check: static initialisation, or the binary itself."""
+    if stalled is not None or (time.monotonic() - since) > timeout:
+        return f"the checks did not start within {timeout:g} s"
+    if code is not None and code < 0:
+        return f"the checks process died of {signal_name(-code)} before its first check"
+    output = log_path.read_text(errors="replace").strip()
+    return f"the checks process ended (status {code}) before its first check" + (
+        f": {output.splitlines()[-1]}" if output else "")
+
+
 def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
                wrapper: list[str] | None = None, skip_after_timeout: bool = True,
                env: dict[str, str] | None = None) -> dict[str, CheckResult]:
@@ -82,79 +171,14 @@ def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
                    f"--scalebook-results={results_file}"]
         if rounds > 1:
             command.append(f"--test-case={doctest_filter(remaining)}")
-        log = open(work_dir / f"output.{rounds}.log", "w")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                   stdin=subprocess.DEVNULL, cwd=work_dir, start_new_session=True)
-        running, since, seen = None, time.monotonic(), 0
-        stalled = None
-        while process.poll() is None:
-            rows = read_results(results_file)
-            if len(rows) != seen:
-                seen = len(rows)
-                last = rows[-1]
-                running = last[1] if last[0] == "start" else None
-                since = time.monotonic()
-            if time.monotonic() - since > timeout:
-                stalled = running
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                process.wait()
-                break
-            try:  # a sleep that ends as soon as the checks do: no poll's wait added to every check
-                process.wait(timeout=0.02)
-            except subprocess.TimeoutExpired:
-                pass
-        code = process.returncode
-        log.close()
-        try:  # whatever the check left running dies with it
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-        started = None
-        progressed = False
-        for status, name, message in read_results(results_file):
-            if name not in names or name in results:
-                continue
-            if status == "start":
-                started = name
-                continue
-            started = None if name == started else started
-            progressed = True
-            if status == "crashed":
-                results[name] = CheckResult(
-                    name, "crashed", f"the process died of {message.split(' - ')[0]} inside this check")
-            elif status == "passed":
-                results[name] = CheckResult(name, "passed")
-            else:
-                results[name] = CheckResult(name, "failed", message)
+        log_path = work_dir / f"output.{rounds}.log"
+        code, stalled, since = watch_round(command, results_file, log_path, work_dir, timeout, env)
+        started, progressed = read_round(results_file, names, results)
         if started is not None and started not in results:
             progressed = True
-            if stalled == started:
-                results[started] = CheckResult(started, "timed_out",
-                                               f"still running after {timeout:g} s: an endless loop?")
-                if skip_after_timeout:  # the exercise's other checks would most likely hang too
-                    for name in remaining:
-                        if name.split(" ", 1)[0] == started.split(" ", 1)[0] and name not in results:
-                            results[name] = CheckResult(name, "not_run",
-                                                        f"not run: '{started}' timed out")
-            elif code is not None and code < 0:
-                results[started] = CheckResult(
-                    started, "crashed", f"the process died of {signal_name(-code)} inside this check")
-            else:
-                results[started] = CheckResult(started, "crashed",
-                                               f"the process exited (status {code}) inside this check")
-        if not progressed:  # died before its first check: static initialisation, or the binary itself
-            if stalled is not None or (time.monotonic() - since) > timeout:
-                why = f"the checks did not start within {timeout:g} s"
-            elif code is not None and code < 0:
-                why = f"the checks process died of {signal_name(-code)} before its first check"
-            else:
-                output = (work_dir / f"output.{rounds}.log").read_text(errors="replace").strip()
-                why = f"the checks process ended (status {code}) before its first check" + (
-                    f": {output.splitlines()[-1]}" if output else "")
+            blame_interrupted(started, stalled, code, remaining, timeout, skip_after_timeout, results)
+        if not progressed:
+            why = never_started(stalled, since, code, log_path, timeout)
             for name in remaining:
                 results.setdefault(name, CheckResult(name, "not_run", why))
     return results

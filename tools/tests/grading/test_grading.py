@@ -21,18 +21,12 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from tests.harness import ROOT, WORKBOOK, expect, finish
 
-ROOT = Path(__file__).resolve().parent.parent
+
 CH3, CH4 = "03-attention-scaling", "04-causal-masking"
 CH4_FILE = f"{CH4}/ex1_causal_mask.cpp"
 CH3_DOT, CH3_ENTROPY = f"{CH3}/ex1_dot_scores.cpp", f"{CH3}/ex5_row_entropy.cpp"
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    if not condition:
-        failures.append(what)
-        print(f"FAIL {what}")
 
 
 def patch(path: Path, signature: str, body_line: str, include: str = "") -> None:
@@ -118,7 +112,7 @@ def main() -> int:
         out = base / "grades"
         start = time.monotonic()
         timeout = 2
-        result = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(out),
+        result = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--out", str(out),
                                  "--chapters", "3,4", "--jobs", "2", "--timeout", str(timeout),
                                  *map(str, fixtures.values())],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -133,7 +127,7 @@ def main() -> int:
             if path.exists():
                 reports[name] = json.loads(path.read_text())
         if len(reports) != len(fixtures):
-            return finish()
+            return finish("every grading expectation holds")
 
         maximum = reports["reference"]["max_score"]
         expect(maximum > 0, "the reference has checks")
@@ -246,15 +240,7 @@ def main() -> int:
         runs = re.findall(r"Test +#\d+: (\S+)/04-causal-masking/4\.", chapter.stdout)
         expect(len(set(runs)) == len(fixtures) and "/03-attention-scaling/3." not in chapter.stdout,
                f"ctest -L ch04 regrades chapter 4 of every submission and nothing else ({len(set(runs))})")
-    return finish()
-
-
-def finish() -> int:
-    if failures:
-        print(f"{len(failures)} expectation(s) failed")
-        return 1
-    print("every grading expectation holds")
-    return 0
+    return finish("every grading expectation holds")
 
 
 if __name__ == "__main__":

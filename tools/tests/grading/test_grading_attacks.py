@@ -24,17 +24,11 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness import ROOT, expect, finish
+
 CH3, CH4, CH7 = "03-attention-scaling", "04-causal-masking", "07-under-the-hood"
 DOT = f"{CH3}/ex1_dot_scores.cpp"
 CH3_ENTROPY = f"{CH3}/ex5_row_entropy.cpp"
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 def tree_hash(folder: Path, files: list[str] | None = None) -> str:
@@ -80,15 +74,15 @@ def throwing(path: Path, function_line: str, message_code: str, includes: str = 
     path.write_text(includes + "\n" + "\n".join(lines) + "\n")
 
 
-# The grader attacked: this tree's, or another's (SCALEBOOK_GRADER=OTHER/tools/grade.py, to show what
+# The grader attacked: this tree's, or another's (SCALEBOOK_GRADER=OTHER/tools/workbook.py, to show what
 # an older grader let through; options it does not know are left out).
-GRADER = Path(os.environ.get("SCALEBOOK_GRADER", ROOT / "tools" / "grade.py"))
+GRADER = Path(os.environ.get("SCALEBOOK_GRADER", ROOT / "tools" / "workbook.py"))
 
 
 def grade(out: Path, submissions: list[Path], *options: str, user: int | None = None,
           env: dict | None = None, timeout: float = 1200) -> subprocess.CompletedProcess:
     prefix = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--"] if user is not None else []
-    known = subprocess.run(["/usr/bin/python3", str(GRADER), "--help"], capture_output=True, text=True).stdout
+    known = subprocess.run(["/usr/bin/python3", str(GRADER), "grade", "--help"], capture_output=True, text=True).stdout
     kept, skip = [], False
     for index, option in enumerate(options):
         if skip:
@@ -97,7 +91,7 @@ def grade(out: Path, submissions: list[Path], *options: str, user: int | None = 
             skip = "=" not in option and index + 1 < len(options) and not options[index + 1].startswith("--")
         else:
             kept.append(option)
-    return subprocess.run([*prefix, "/usr/bin/python3", str(GRADER), "--out", str(out), *kept,
+    return subprocess.run([*prefix, "/usr/bin/python3", str(GRADER), "grade", "--out", str(out), *kept,
                            *map(str, submissions)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           env=env, timeout=timeout)
 
@@ -526,8 +520,7 @@ static const int flood = [] {
         memory_proof(base, user=65534)
     unprivileged(base)
     compile_budget(base)
-    print(f"{len(failures)} failed" if failures else "every attack fails")
-    return 1 if failures else 0
+    return finish("every attack fails")
 
 
 def unprivileged(base: Path) -> None:

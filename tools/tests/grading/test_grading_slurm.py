@@ -14,21 +14,14 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tests.harness import ROOT, WORKBOOK, expect, finish
+
 CH3 = "03-attention-scaling"
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 def grade(out: Path, subs: list[Path], *options: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, float]:
     start = time.monotonic()
-    result = subprocess.run([sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(out), "--chapters", "3",
+    result = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--out", str(out), "--chapters", "3",
                              *options, *map(str, subs)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=env, timeout=1800)
     print(result.stdout[-3000:])
@@ -42,9 +35,9 @@ def rows(path: Path) -> list[list[str]]:
 
 def main() -> int:
     try:
-        from scalebook import slurm
+        from scalebook.grading import slurm
     except ImportError:
-        print("skipped: tools/scalebook/slurm.py is not in this tree")
+        print("skipped: tools/scalebook/grading/slurm.py is not in this tree")
         return 0
     reason = slurm.available()
     if reason:
@@ -85,8 +78,7 @@ def main() -> int:
               "(one node, two tasks at once, including the kit and the daemons' scheduling)")
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print(f"{len(failures)} failed" if failures else "Slurm grades equal local grades")
-    return 1 if failures else 0
+    return finish("Slurm grades equal local grades")
 
 
 if __name__ == "__main__":

@@ -18,15 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness import ROOT, WORKBOOK, expect, finish
+
 CH3 = "03-attention-scaling"
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 def children_of(root: int) -> set[int]:
@@ -67,7 +61,7 @@ def alive(pid: int) -> bool:
 
 def stop_midway(base: Path, how: str, subs: list[Path]) -> None:
     out = base / f"grades-{how}"
-    command = [sys.executable, str(ROOT / "tools" / "grade.py"), "--out", str(out), "--chapters", "3",
+    command = [sys.executable, str(WORKBOOK), "grade", "--out", str(out), "--chapters", "3",
                "--jobs", "1", "--timeout", "3", *map(str, subs)]
     if how == "timeout":
         # A parent's timeout, made to expire now (its alarm) once the first report is written.
@@ -121,8 +115,7 @@ def main() -> int:
             stop_midway(base, how, subs)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    print(f"{len(failures)} failed" if failures else "every stop ends every process")
-    return 1 if failures else 0
+    return finish("every stop ends every process")
 
 
 if __name__ == "__main__":

@@ -23,21 +23,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-from scalebook import pages  # noqa: E402
-from scalebook.chapters import all_chapters, hints_of  # noqa: E402
-import hostile_reports as hostile  # noqa: E402
+from tests.harness import expect, finish
+
+from scalebook.course import all_chapters, hints_of
+from scalebook.grading import pages
+from tests.grading import hostile_reports as hostile
 
 SKIP = 77
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
 
 
 class Page(html.parser.HTMLParser):
@@ -255,8 +247,7 @@ def main() -> int:
         check_feedback(folder, context)
         check_class_page(folder, context)
         check_errors(folder, context)
-    print(f"{len(failures)} failed" if failures else "pages: every expectation holds")
-    return 1 if failures else 0
+    return finish("pages: every expectation holds")
 
 
 if __name__ == "__main__":

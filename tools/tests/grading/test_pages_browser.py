@@ -27,11 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-from scalebook import pages  # noqa: E402
-import hostile_reports as hostile  # noqa: E402
+from tests.harness import expect, finish
+
+from scalebook.grading import pages
+from tests.grading import hostile_reports as hostile
 
 SKIP = 77
 WIDTHS = [("phone", 375, 812, True), ("desktop", 1280, 900, False)]
@@ -77,16 +76,8 @@ return {pwned: window.__pwned === undefined ? null : String(window.__pwned),
         scripts: document.scripts.length};
 """
 
-failures: list[str] = []
-
 
 STARTED = time.monotonic()
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 def missing(args) -> list[str]:
@@ -241,8 +232,7 @@ def main() -> int:
         finally:
             driver.quit()
     print(f"     {time.monotonic() - STARTED:.1f} s in all")
-    print(f"{len(failures)} failed" if failures else "pages in the browser: every expectation holds")
-    return 1 if failures else 0
+    return finish("pages in the browser: every expectation holds")
 
 
 if __name__ == "__main__":

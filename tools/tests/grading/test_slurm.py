@@ -25,8 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scalebook import slurm  # noqa: E402
+from tests.harness import expect, failures, finish
+
+from scalebook.grading import slurm
 
 SKIP = 77
 TASKS, LIMIT, TASK_SECONDS, FAILING_TASK = 4, 2, 1.0, 2
@@ -50,14 +51,6 @@ start = time.monotonic()
 seen = {p.name: json.loads(p.read_text()) for p in sorted(shared.glob("task-*.json"))}
 (shared / "merged.json").write_text(json.dumps({"start": start, "seen": seen}))
 """
-
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
 
 
 def most_at_once(intervals: list[tuple[float, float]]) -> int:
@@ -168,9 +161,8 @@ def check_stopped_mid_job(cluster: slurm.LocalCluster, work: Path) -> list[int]:
 STARTER = """
 import sys, time
 from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-from scalebook import slurm
-scratch, work, report = Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
+from scalebook.grading import slurm  # run from tools/ (-c imports from the working directory)
+scratch, work, report = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 with slurm.LocalCluster(scratch) as cluster:
     slurm.submit_array([["/bin/sh", "-c", f"touch {work}/started; exec sleep 300"]], env=cluster.env,
                        workdir=work, concurrency=1, sbatch_options=[], then=["true"])
@@ -185,8 +177,8 @@ def check_killed_starter(scratch: Path, work: Path) -> None:
     """SIGKILL to the process that started a cluster (no exit handler runs) still ends the cluster
     (on a quiet machine within a fraction of a second)."""
     report = work / "pids"
-    starter = subprocess.Popen([sys.executable, "-c", STARTER, str(Path(slurm.__file__).parents[1]),
-                                str(scratch), str(work), str(report)])
+    starter = subprocess.Popen([sys.executable, "-c", STARTER, str(scratch), str(work), str(report)],
+                               cwd=Path(slurm.__file__).parents[2])
     deadline = time.monotonic() + 60
     while not report.exists() and starter.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -266,8 +258,7 @@ def main() -> int:
         check_killed_starter(root / "cluster4", root / "work2")
         check_failed_start(root / "cluster2", "a bad slurm.conf line", extra_config=["NoSuchOption=1"])
         check_failed_start(root / "cluster3", "a start time-out", start_seconds=0.05)
-    print(f"{len(failures)} failed" if failures else "Slurm: every expectation holds")
-    return 1 if failures else 0
+    return finish("Slurm: every expectation holds")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/mutate.py on a small sample: its mutants come from the C++ tokens (a comparison in a
+"""./workbook mutate on a small sample: its mutants come from the C++ tokens (a comparison in a
 template argument list such as static_cast<double> is never one of them); a build folder that is not
 configured, or whose chapter checks are not built, gets exit status 2 and one sentence with the
 command that builds them (no traceback); and a sample of 7.5's mutants is killed by chapter 7's
@@ -14,12 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.harness import ROOT
 PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable  # python3-clang
 
 
 def mutate(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([PYTHON, str(ROOT / "tools" / "mutate.py"), *args], capture_output=True, text=True,
+    return subprocess.run([PYTHON, str(ROOT / "tools" / "workbook.py"), "mutate", *args], capture_output=True, text=True,
                           timeout=1800)
 
 
@@ -62,7 +62,7 @@ def main() -> int:
         failures.append(f"the sample of 7.5's mutants was not killed:\n{sample.stdout}{sample.stderr}")
     for failure in failures:
         print(f"FAIL: {failure}")
-    print("mutate.py: " + ("its sample is killed" if not failures else f"{len(failures)} problems"))
+    print("./workbook mutate: " + ("its sample is killed" if not failures else f"{len(failures)} problems"))
     return 1 if failures else 0
 
 

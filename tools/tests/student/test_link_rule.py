@@ -20,20 +20,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tests.harness import expect, finish
 
-from test_student_loop import CH3, student_tree, workbook  # noqa: E402
+from tests.student.test_student_loop import CH3, student_tree, workbook
 
 NOBODY = 65534
-failures: list[str] = []
 SAID = ("ex3_softmax_rows.cpp does not link: scalebook::softmax_rows() is an exercise's answer in lib, "
         "and lib's answers of chapter 3 and later are not linked into chapter 3")
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 def redeclare_lib_softmax(path: Path) -> None:
@@ -100,8 +93,7 @@ def main() -> int:
             out = check_as(tree, NOBODY)
             expect(SAID in line_of(out, "3.3") and line_of(out, "3.1") == "✓ 3.1",
                    f"as uid {NOBODY}: 3.3 does not link, with the same sentence; 3.1 passes")
-    print(f"{len(failures)} failed" if failures else "the student's loop links what grading links")
-    return 1 if failures else 0
+    return finish("the student's loop links what grading links")
 
 
 if __name__ == "__main__":

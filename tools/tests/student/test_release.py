@@ -31,17 +31,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-failures: list[str] = []
+from tests.harness import ROOT, expect, failures, finish
+
 STUDENT = "nobody"          # when this runs as root: the student is uid 65534
 SENTENCE_MARK = "(corrected in an erratum)"
 CHECK_MARK = "per the erratum"
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
 
 
 def shown_file(page: Path, name: str) -> str:
@@ -258,7 +252,8 @@ def main() -> int:
         expect("measured at release" in readme and "ch07_bench" not in readme.split("## Benchmarks")[0],
                "the README shows the benchmarks' figures, labelled as measured at release")
         expect(not (edition / "solutions").exists() and not any(edition.glob("chapters/*/bugzoo"))
-               and not any(edition.glob("tools/time_*.py")) and not (edition / "tools" / "tests").exists(),
+               and not (edition / "tools" / "maintainer").exists() and not (edition / "tools" / "tests").exists()
+               and not (edition / "cmake" / "apply_mutant.py").exists(),
                "the edition has no solutions, bug zoo, maintainers' tests or timing scripts")
         expect(not any("\\if instructor" in p.read_text() for p in edition.glob("chapters/*/lesson.md")),
                "the edition's pages have no instructor sections")
@@ -373,8 +368,7 @@ def main() -> int:
         points_11 = sum(t["max_points"] for t in report["tests"] if t["exercise"] == "1.1")
         expect(report["score"] == points_11 and points_11 > 0,
                f"this tree grades the edition's submission: {report['score']} = 1.1's {points_11} points")
-    print(f"{len(failures)} failed" if failures else "every release expectation holds")
-    return 1 if failures else 0
+    return finish("every release expectation holds")
 
 
 if __name__ == "__main__":

@@ -13,9 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
-from scalebook.packages import PACKAGES  # noqa: E402
+from tests.harness import ROOT, expect, finish
+
+from scalebook.loop.packages import PACKAGES
 
 DPKG_QUERY = r'''#!/bin/sh
 # dpkg-query -W -f=FORMAT PKG...: like the real one, exit 1 when some package is unknown.
@@ -42,14 +42,6 @@ if [ "$1" = install ]; then
 fi
 exit 0
 '''
-
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what)
-    if not condition:
-        failures.append(what)
 
 
 def as_root_command() -> list[str] | None:
@@ -128,8 +120,7 @@ def main() -> int:
             again = run(root)
             expect(again.returncode == 0 and apt_log.read_text() == "",
                    "a second run finds everything installed and runs no apt-get")
-    print(f"{len(failures)} failed" if failures else "every set-up expectation holds")
-    return 1 if failures else 0
+    return finish("every set-up expectation holds")
 
 
 if __name__ == "__main__":

@@ -25,27 +25,9 @@ import termios
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+from tests.harness import ROOT, copy_tree, expect, finish
+
 CH3 = "03-attention-scaling"
-failures: list[str] = []
-
-
-def expect(condition: bool, what: str) -> None:
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
-
-
-def copy_tree(target: Path) -> None:
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True)
-    files = [f for f in listed.stdout.decode().split("\0") if f] if listed.returncode == 0 else []
-    if not files:
-        shutil.copytree(ROOT, target, ignore=shutil.ignore_patterns("build", ".git"))
-        return
-    for name in files:
-        (target / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, target / name)
 
 
 def student_tree(temp: str) -> Path:
@@ -127,13 +109,13 @@ LONG_MESSAGE = ("1.1 fit_scaling: the standard deviation of feature 2 is 0.5 but
 
 def unit_checks() -> None:
     """watch's screen and run --diff's comparison, on made-up input (no build needed)."""
-    import workbook
+    from scalebook.commands import watch
     from scalebook import lessondiff, ui
-    from scalebook.chapters import Chapter, hints_of
+    from scalebook.course import Chapter, hints_of
     words = LONG_MESSAGE.split()
     lines = ["chapter 1 feature-scaling", "  ✗ 1.1", "      " + LONG_MESSAGE] + [
         f"  ✗ 1.{k}  {LONG_MESSAGE}" for k in range(2, 9)]
-    screen = workbook.watch_screen(lines, "14:03:12", ["01-feature-scaling/ex1_fit_scaling.cpp"], 80, 24)
+    screen = watch.watch_screen(lines, "14:03:12", ["01-feature-scaling/ex1_fit_scaling.cpp"], 80, 24)
     expect(all(ui.visible(line) <= 80 for line in screen), "watch: every line fits 80 columns")
     expect(len(screen) <= 23, f"watch: the screen fits 24 rows, the cursor's included ({len(screen)} lines)")
     expect(screen[0].startswith("checked at 14:03:12 after 01-feature-scaling/ex1_fit_scaling.cpp changed"),
@@ -147,12 +129,12 @@ def unit_checks() -> None:
     cut = ui.wrap(f"  see {path}", 40)
     expect(all(ui.visible(p) <= 40 for p in cut) and "".join(p.strip() for p in cut[1:]) == path,
            "watch: a word longer than the screen is cut, its text kept")
-    more = workbook.changed_files({"a.cpp": (1.0, 3), "b.cpp": (1.0, 3)}, {"a.cpp": (2.0, 3), "c.cpp": (1.0, 1)})
+    more = watch.changed_files({"a.cpp": (1.0, 3), "b.cpp": (1.0, 3)}, {"a.cpp": (2.0, 3), "c.cpp": (1.0, 1)})
     expect(more == ["a.cpp", "b.cpp", "c.cpp"], "watch: a saved, a removed and an added file are each named")
-    expect(workbook.what_changed(["01-x/.ex1.cpp.swp", "01-x/ex1.cpp", "01-x/ex1.cpp~"]) == " after 01-x/ex1.cpp changed"
-           and workbook.what_changed(["01-x/.ex1.cpp.swp"]) == " after 01-x/.ex1.cpp.swp changed",
+    expect(watch.what_changed(["01-x/.ex1.cpp.swp", "01-x/ex1.cpp", "01-x/ex1.cpp~"]) == " after 01-x/ex1.cpp changed"
+           and watch.what_changed(["01-x/.ex1.cpp.swp"]) == " after 01-x/.ex1.cpp.swp changed",
            "watch: an editor's swap and backup files are named only when nothing else changed")
-    expect("\x1b" not in workbook.what_changed(["01-x/\x1b[2Jevil.cpp"]),
+    expect("\x1b" not in watch.what_changed(["01-x/\x1b[2Jevil.cpp"]),
            "watch: a file name cannot send the terminal a control sequence")
 
     book = ["scaled feature ranges", "feature 0: mean 0.0000 std 1.0000", "accuracy 57/100",
@@ -204,8 +186,7 @@ def main() -> int:
     parser.add_argument("--unit", action="store_true", help="only the quick checks that need no build")
     if parser.parse_args().unit:
         unit_checks()
-        print(f"{len(failures)} failed" if failures else "every quick student-loop expectation holds")
-        return 1 if failures else 0
+        return finish("every quick student-loop expectation holds")
     unit_checks()
     with tempfile.TemporaryDirectory(prefix="scalebook-loop-") as temp:
         tree = student_tree(temp)
@@ -284,8 +265,7 @@ def main() -> int:
                "progress agrees, and next: quotes what happened to 3.3")
 
         watch_in_small_terminal(tree)
-    print(f"{len(failures)} failed" if failures else "every student-loop expectation holds")
-    return 1 if failures else 0
+    return finish("every student-loop expectation holds")
 
 
 if __name__ == "__main__":

@@ -14,13 +14,13 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "lib" / "tests"))
+from scalebook import ui
+from scalebook.course import all_chapters
+from scalebook.loop import run_checks as checks, screen
+from tests.harness import ROOT, load
 
-import workbook  # noqa: E402
-from scalebook import checks, ui  # noqa: E402
-from scalebook.chapters import all_chapters  # noqa: E402
-from check_messages_lead import MESSAGE, arguments, code_only  # noqa: E402
+lead = load(ROOT / "lib" / "tests" / "check_messages_lead.py")
+MESSAGE, arguments, code_only = lead.MESSAGE, lead.arguments, lead.code_only
 
 ERROR = "exercises/05-multi-head/ex4_head_attention.cpp:12:5: error: 'q' was not declared in this scope"
 
@@ -35,7 +35,7 @@ def doubled(text: str) -> str | None:
     return None
 
 
-CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
+CHAPTERS = ROOT / "chapters"
 # A lead that says only that something is wrong, not what, on which input, or where to look.
 GENERIC = re.compile(r"^(the |your )?(result|output|answer|value|return value|computation)s?( of [\w ]+)?"
                      r" (is|are|was|were) (wrong|incorrect|not right|bad|off)\b"
@@ -114,19 +114,19 @@ def main() -> int:
 
     # check and watch show report_chapter's lines; progress its next step.
     record = {e: {"status": v.status, "check": v.name, "message": v.message} for e, v in verdicts.items()}
-    lines = workbook.report_chapter(chapter, record, 20)
+    lines = screen.report_chapter(chapter, record, 20)
     expect(any(re.search(r"✗ 5\.4  does not compile — exercises/05-multi-head/ex4_head_attention\.cpp:12", l) for l in lines),
            f"check names 5.4's error: {lines}")
     expect(any(re.search(r"✗ 5\.5  not run: 5\.4 does not compile — exercises/05-multi-head/ex4_head_attention\.cpp:12", l)
                for l in lines), f"check says why 5.5 did not run: {lines}")
     for e in ("5.1", "5.2", "5.3"):
         record[e] = {"status": "passed", "check": "", "message": ""}
-    real_load = workbook.load_record
-    workbook.load_record = lambda c: record  # type: ignore[assignment]
+    real_load = screen.load_record
+    screen.load_record = lambda c: record  # type: ignore[assignment]
     try:
-        progress = workbook.progress_lines([chapter])
+        progress = screen.progress_lines([chapter])
     finally:
-        workbook.load_record = real_load  # type: ignore[assignment]
+        screen.load_record = real_load  # type: ignore[assignment]
     expect(any(l.startswith(f"next: exercise 5.4 does not compile — {ERROR}") for l in progress),
            f"progress's next step names 5.4's error: {progress}")
     for line in lines + progress:
@@ -141,14 +141,14 @@ def main() -> int:
         clean(checks.verdict_text(status, message), f"verdict_text({status})")
         one = {e: {"status": "passed", "check": "", "message": ""} for e in chapter.exercises}
         one["5.2"] = {"status": status, "check": "5.2 a check", "message": message}
-        for line in workbook.report_chapter(chapter, one, 20):
+        for line in screen.report_chapter(chapter, one, 20):
             clean(line, f"report_chapter({status})")
-        workbook.load_record = lambda c: one  # type: ignore[assignment]
+        screen.load_record = lambda c: one  # type: ignore[assignment]
         try:
-            for line in workbook.progress_lines([chapter]):
+            for line in screen.progress_lines([chapter]):
                 clean(line, f"progress_lines({status})")
         finally:
-            workbook.load_record = real_load  # type: ignore[assignment]
+            screen.load_record = real_load  # type: ignore[assignment]
     clean(checks.DEPENDS_JOIN.join([checks.DEPENDS_ON_BROKEN.format(exercise=e, error=ERROR) for e in ("5.2", "5.4")]),
           "two broken exercises")
     # The detector itself: it must catch the phrase this test exists for, and pass a plain line.
