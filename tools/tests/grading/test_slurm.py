@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tests.harness import expect, failures, finish
 
-from scalebook.grading import slurm
+from scalebook.grading import slurm, slurm_local
 
 SKIP = 77
 TASKS, LIMIT, TASK_SECONDS, FAILING_TASK = 4, 2, 1.0, 2
@@ -210,13 +210,13 @@ def check_failed_start(scratch: Path, what: str, **options) -> None:
 
 def check_missing_named() -> None:
     """Where the programs are missing, available() names their Debian packages."""
-    which = slurm._which
-    slurm._which = lambda program: None if program in ("slurmd", "munged") else which(program)
+    which = slurm_local._which  # available() looks programs up there
+    slurm_local._which = lambda program: None if program in ("slurmd", "munged") else which(program)
     try:
         reason = slurm.available() or ""
         client_only = slurm.available(cluster=False)
     finally:
-        slurm._which = which
+        slurm_local._which = which
     expect("slurmd" in reason and "munge" in reason and "slurmctld" not in reason
            and "apt-get install -y slurm-wlm munge" in reason,
            f"without slurmd and munged, available() names their packages: {reason}")
