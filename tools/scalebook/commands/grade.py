@@ -29,7 +29,7 @@ from ..config import GRADING_BUILD, ROOT, STAMP
 from ..course import UsageError, all_chapters, resolve_chapter
 from ..files import read_json
 from ..grading import sandbox
-from ..grading.intake import fingerprint, refusal, safe_name, take_sources
+from ..grading.intake import Refused, fingerprint, refusal, safe_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading.report import refused_report, write_report
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
@@ -102,31 +102,39 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
     tree, chapters = out_dir / "ctest", plan.chapters
     maximum = sum(c["points"] for c in kit["checks"].values())
     reports, todo, seen = [], [], set()
+
+    def refuse(name: str, reason: str) -> None:
+        report = refused_report(safe_name(name), reason, maximum, plan.commit)
+        write_report(report, out_dir)
+        reports.append(report)
+        plan.refused.append(safe_name(name))
+        log(f"{safe_text(name, 80)}: {reason}")
+
     for submission in args.submissions:
         name = submission.name
         reason = refusal(submission, seen, out_dir)
         seen.add(name)
         if reason:
-            report = refused_report(safe_name(name), reason, maximum, plan.commit)
-            write_report(report, out_dir)
-            reports.append(report)
-            plan.refused.append(safe_name(name))
-            log(f"{safe_text(name, 80)}: {reason}")
+            refuse(name, reason)
             continue
         folder = tree / name
-        if args.resume:
-            old = read_json(out_dir / name / "report.json")
-            sources, _ = take_sources(submission, None, chapters)
-            if old and old.get("fingerprint") == fingerprint(sources, kit):
-                reports.append(old)
-                plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
-                if not (folder / "CTestTestfile.cmake").exists():
-                    write_submission_tests(tree, name, kit, chapters)
-                log(f"{name}: already graded ({old['score']}/{old['max_score']})")
-                continue
-        shutil.rmtree(folder / "src", ignore_errors=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        sources, refused_files = take_sources(submission, folder / "src", chapters)
+        try:
+            if args.resume:
+                old = read_json(out_dir / name / "report.json")
+                sources, _ = take_sources(submission, None, chapters)
+                if old and old.get("fingerprint") == fingerprint(sources, kit):
+                    reports.append(old)
+                    plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
+                    if not (folder / "CTestTestfile.cmake").exists():
+                        write_submission_tests(tree, name, kit, chapters)
+                    log(f"{name}: already graded ({old['score']}/{old['max_score']})")
+                    continue
+            shutil.rmtree(folder / "src", ignore_errors=True)
+            folder.mkdir(parents=True, exist_ok=True)
+            sources, refused_files = take_sources(submission, folder / "src", chapters)
+        except Refused as error:
+            refuse(name, str(error))
+            continue
         write_submission_tests(tree, name, kit, chapters)
         plan.submissions[name] = {"sources": sources, "refused_files": refused_files}
         todo.append(name)
