@@ -11,7 +11,7 @@ checks require, and then runs it with ctest, one submission after another (--job
 verdict never comes from the submission's process: this tree's checks run in a trusted process
 (chNN_checks_remote, never linked with student code) and call the student's functions in a worker
 that is compiled, linked and run in bubblewrap boxes (tools/scalebook/sandbox.py). From CTest's
-results it writes DIR/NAME/report.json and DIR/NAME/junit.xml as each submission finishes, and
+results it writes DIR/students/NAME/report.json and junit.xml as each submission finishes, and
 DIR/grades.csv after each one, so that a stopped run keeps what it graded and --resume goes on.
 Afterwards `ctest --test-dir DIR -R 'alice/.*4\\.2' --output-on-failure` re-runs one check.
 """
@@ -29,13 +29,13 @@ from ..config import GRADING_BUILD, ROOT, STAMP
 from ..course import UsageError, all_chapters, resolve_chapter
 from ..files import read_json
 from ..grading import sandbox
-from ..grading.intake import Refused, fingerprint, refusal, safe_name, take_sources
+from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading.report import refused_report, write_report
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
 from ..grading.settings import Settings
 from ..grading.supervise import CHILDREN, log
-from ..grading.tree import write_submission_tests, write_tree
+from ..grading.tree import reports_folder, tests_folder, write_submission_tests, write_tree
 from ..loop import packages
 from ..loop.setup import instructors_only
 from ..verdicts import safe_text
@@ -103,24 +103,24 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
     maximum = sum(c["points"] for c in kit["checks"].values())
     reports, todo, seen = [], [], set()
 
-    def refuse(name: str, reason: str) -> None:
-        report = refused_report(safe_name(name), reason, maximum, plan.commit)
+    def refuse(submission: Path, reason: str) -> None:
+        report = refused_report(refused_name(submission), reason, maximum, plan.commit)
         write_report(report, out_dir)
         reports.append(report)
-        plan.refused.append(safe_name(name))
-        log(f"{safe_text(name, 80)}: {reason}")
+        plan.refused.append(report["submission"])
+        log(f"{safe_text(submission.name, 80)}: {reason}")
 
     for submission in args.submissions:
         name = submission.name
         reason = refusal(submission, seen, out_dir)
         seen.add(name)
         if reason:
-            refuse(name, reason)
+            refuse(submission, reason)
             continue
-        folder = tree / name
+        folder = tests_folder(tree, name)
         try:
             if args.resume:
-                old = read_json(out_dir / name / "report.json")
+                old = read_json(reports_folder(out_dir, name) / "report.json")
                 sources, _ = take_sources(submission, None, chapters)
                 if old and old.get("fingerprint") == fingerprint(sources, kit):
                     reports.append(old)
@@ -133,7 +133,7 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
             folder.mkdir(parents=True, exist_ok=True)
             sources, refused_files = take_sources(submission, folder / "src", chapters)
         except Refused as error:
-            refuse(name, str(error))
+            refuse(submission, str(error))
             continue
         write_submission_tests(tree, name, kit, chapters)
         plan.submissions[name] = {"sources": sources, "refused_files": refused_files}

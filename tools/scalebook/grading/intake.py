@@ -21,8 +21,6 @@ from ..course import Chapter
 SOURCE_LIMIT = 1 << 20          # an exercise file larger than 1 MiB is refused
 INTAKE_SECONDS = 60             # reading one submission's files: longer, and it is refused
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-RESERVED = {"grades.csv", "grading", "kit", "build", "ctest", "objects", "testing", "index.html",
-            "ctesttestfile.cmake"}
 OPEN_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -174,10 +172,11 @@ def fingerprint(sources: dict[str, str], kit: dict) -> str:
 
 
 def refusal(submission: Path, seen: set[str], out_dir: Path) -> str | None:
-    """Why a submission is refused before anything is read from it, or None."""
+    """Why a submission is refused before anything is read from it, or None. Its name is its own:
+    student-named folders live in folders of their own (tree.py), where no grader file is."""
     name = submission.name
-    if not NAME.match(name) or name.lower() in RESERVED:
-        return "refused: the folder's name must be letters, digits, '.', '_' or '-' and not a reserved name"
+    if not NAME.match(name):
+        return "refused: the folder's name must be letters, digits, '.', '_' or '-', starting with a letter or digit"
     if submission.is_symlink() or not submission.is_dir():
         return "refused: not a folder (symlinks are refused)"
     if name in seen:
@@ -188,8 +187,8 @@ def refusal(submission: Path, seen: set[str], out_dir: Path) -> str | None:
     return None
 
 
-def safe_name(name: str) -> str:
-    """The name a submission's reports go under: its own, or refused-HASH for a name that may not be one."""
-    if NAME.match(name) and name.lower() not in RESERVED:
-        return name
-    return "refused-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+def refused_name(submission: Path) -> str:
+    """The name a refused submission's report goes under: '_refused-' and a digest of the path as
+    given, which no submission's own name can be (a name starts with a letter or digit), and which
+    differs for a duplicate."""
+    return "_refused-" + hashlib.sha256(os.fsencode(str(submission))).hexdigest()[:8]

@@ -20,6 +20,7 @@ from ..verdicts import safe_text
 from .export.grades_csv import write_csv
 from .report import grade, refused_report, summary_line, write_report
 from .supervise import CHILDREN, log
+from .tree import reports_folder
 
 
 def pages_module():
@@ -33,7 +34,7 @@ def pages_module():
 
 def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
                 feedback_for: list[dict]) -> None:
-    """DIR/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class."""
+    """DIR/students/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class."""
     pages = pages_module()
     if pages is None:
         return
@@ -41,7 +42,7 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
         context = pages.make_context(ROOT, chapters, commit=commit)
         for report in feedback_for:
             if not report.get("refused"):
-                pages.write_feedback(report, out_dir / report["submission"] / "feedback.html", context)
+                pages.write_feedback(report, reports_folder(out_dir, report["submission"]) / "feedback.html", context)
         pages.write_class_page(reports, out_dir / "index.html", context)
     except Exception as error:
         log(f"grade: the pages were not written: {safe_text(str(error))}")
@@ -68,7 +69,7 @@ class Run:
     def reports(self) -> list[dict]:
         found = []
         for name in [*self.submissions, *self.refused]:
-            report = read_json(self.out_dir / name / "report.json")
+            report = read_json(reports_folder(self.out_dir, name) / "report.json")
             if report is not None:
                 found.append(report)
         return found
@@ -102,7 +103,7 @@ def run_merge(out_dir: Path) -> int:
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
     write_pages(reports, out_dir, plan.chapters, plan.commit, [])
-    missing = [n for n in plan.submissions if read_json(out_dir / n / "report.json") is None]
+    missing = [n for n in plan.submissions if read_json(reports_folder(out_dir, n) / "report.json") is None]
     log(f"merged {len(reports)} reports into {out_dir / 'grades.csv'}" +
         (f"; no report for {', '.join(missing)} (run again with --resume)" if missing else ""))
     return 1 if missing else 0

@@ -63,12 +63,12 @@ def main() -> int:
                    rows(base / "shared" / "grades.csv") == rows(base / "local" / "grades.csv"),
                    "grades.csv from the Slurm merge job equals the local run's")
             for sub in subs:
-                here = json.loads((base / "local" / sub.name / "report.json").read_text())
-                there = json.loads((base / "shared" / sub.name / "report.json").read_text())
+                here = json.loads((base / "local" / "students" / sub.name / "report.json").read_text())
+                there = json.loads((base / "shared" / "students" / sub.name / "report.json").read_text())
                 expect([(t["name"], t["status"], t["points"]) for t in here["tests"]] ==
                        [(t["name"], t["status"], t["points"]) for t in there["tests"]],
                        f"{sub.name}: every check's verdict is the same on Slurm")
-            (base / "shared" / "ben" / "report.json").unlink()  # a task that never ran
+            (base / "shared" / "students" / "ben" / "report.json").unlink()  # a task that never ran
             again, _ = grade(base / "shared", subs, "--slurm=", "--resume", "--wait", env=cluster.env)
             expect(again.stdout.count("already graded") == 2 and "submitted 1 submissions" in again.stdout,
                    "--resume after a partial run submits only the missing submission")

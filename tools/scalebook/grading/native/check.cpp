@@ -7,7 +7,7 @@
 //       runs the check NAME of the trusted checks process CHECKS_BINARY against the chapter's
 //       worker (SUBMISSION/build/CHAPTER/worker.sh), in a box of its own; exit status 0 iff passed
 //
-// Limits come from SUBMISSION/../kit/settings.env. The verdict is written to
+// Limits come from the kit's settings.env (this binary is KIT/bin/grade_check). The verdict is written to
 // SUBMISSION/results/KEY.tsv ("STATUS<TAB>MESSAGE") and printed, its first line the status and
 // message, made safe for a terminal (control characters, invalid UTF-8 and bidirectional
 // overrides shown as \xNN or \uNNNN). The status comes from the trusted process's results file
@@ -70,6 +70,16 @@ bool write_file(const std::string& path, const std::string& text) {
     if (!out) return false;
   }
   return std::rename(part.c_str(), path.c_str()) == 0;
+}
+
+// The kit this step belongs to (it is KIT/bin/grade_check), whatever folder a submission is in.
+std::string kit_dir() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) return ".";
+  std::string path(self, static_cast<std::size_t>(length));
+  for (int up = 0; up < 2; ++up) path = path.substr(0, path.rfind('/'));
+  return path;
 }
 
 std::map<std::string, std::string> read_settings(const std::string& path) {
@@ -447,7 +457,7 @@ int batch(const std::string& submission, const std::string& chapter, const std::
     std::printf("no worker: the checks say why one by one\n");
     return 0;
   }
-  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const auto settings = read_settings(kit_dir() + "/settings.env");
   const double budget = std::stod(settings.at("submission_seconds"));
   const double spent = add_to_ledger(submission + "/ledger", "checks", 0.0);
   if (spent >= budget) return 0;
@@ -461,7 +471,7 @@ int batch(const std::string& submission, const std::string& chapter, const std::
 
 int check(const std::string& submission, const std::string& chapter, const std::string& key,
           const std::string& name, const std::string& exercise, const std::string& binary) {
-  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const auto settings = read_settings(kit_dir() + "/settings.env");
   const std::string results_dir = submission + "/results";
   std::remove((results_dir + "/" + key + ".tsv").c_str());
   const std::string build = submission + "/build/" + chapter;
