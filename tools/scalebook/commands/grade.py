@@ -21,6 +21,7 @@ import argparse
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -130,7 +131,7 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
                     log(f"{name}: already graded ({old['score']}/{old['max_score']})")
                     continue
             shutil.rmtree(folder / "src", ignore_errors=True)
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             sources, refused_files = take_sources(submission, folder / "src", chapters)
         except Refused as error:
             refuse(submission, str(error))
@@ -139,6 +140,20 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
         plan.submissions[name] = {"sources": sources, "refused_files": refused_files}
         todo.append(name)
     return reports, todo
+
+
+def grader_only(out_dir: Path) -> None:
+    """The output folder and all it holds readable and writable by the grading user only (0700
+    folders and programs, 0600 files): a class's sources, scores and feedback are nobody else's.
+    New files get that from the umask this command sets; this takes away what an earlier run
+    left open, or what a copy kept of its source's mode."""
+    for path in [out_dir, *out_dir.rglob("*")]:
+        try:
+            info = path.lstat()
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
+                path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
+        except OSError:
+            pass
 
 
 def main(argv: list[str]) -> int:
@@ -158,10 +173,14 @@ def main(argv: list[str]) -> int:
         return 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
-    (out_dir / "ctest").mkdir(parents=True, exist_ok=True)
+    (out_dir / "ctest").mkdir(mode=0o700, parents=True, exist_ok=True)
+    grader_only(out_dir)
     log("Building the grading kit (this tree's checks, once)...")
     built = build_kit(GRADING_BUILD, args.chapter_list)
     kit = assemble_kit(built, GRADING_BUILD, args.chapter_list, args.settings, out_dir / "ctest" / "kit")
+    # From here on everything this run writes, and its steps and boxes, is the grading user's alone
+    # (the kit's build folder above is the instructor's, made with the instructor's umask).
+    os.umask(0o077)
     plan = Run(out_dir)
     plan.chapters = args.chapter_list
     plan.commit = commit()
@@ -169,6 +188,7 @@ def main(argv: list[str]) -> int:
     reports, todo = take_in(args, out_dir, kit, plan)
     write_tree(out_dir, list(plan.submissions))
     plan.save()
+    grader_only(out_dir)  # the kit's copies kept their sources' modes
     if args.slurm is not None:
         return submit_to_slurm(args, out_dir, todo)
     return run_local(plan, kit, reports, todo, args.jobs)

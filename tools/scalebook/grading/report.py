@@ -127,7 +127,7 @@ def sandbox_description() -> str:
 
 def write_report(report: dict, out_dir: Path) -> None:
     target = reports_folder(out_dir, report["submission"])
-    target.mkdir(parents=True, exist_ok=True)
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_junit(report, target / "junit.xml.part")
     (target / "junit.xml.part").replace(target / "junit.xml")
     write_json(target / "report.json", report)  # complete or absent, never half written

@@ -77,6 +77,7 @@ class Run:
 
 def run_task(out_dir: Path, names: list[str]) -> int:
     """A Slurm array task (or anyone): grades NAMES of the tree planned in OUT_DIR."""
+    os.umask(0o077)  # what it writes is the grading user's alone (see commands/grade.py)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, CHILDREN.stop)
     plan = Run(out_dir)
@@ -99,6 +100,7 @@ def run_task(out_dir: Path, names: list[str]) -> int:
 
 def run_merge(out_dir: Path) -> int:
     """The job after every Slurm task: grades.csv and the class page from the reports written."""
+    os.umask(0o077)
     plan = Run(out_dir)
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)

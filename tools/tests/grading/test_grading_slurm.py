@@ -59,6 +59,11 @@ def main() -> int:
             remote, slurm_seconds = grade(base / "shared", subs, "--slurm=", "--slurm-concurrency", "2", "--wait",
                                           env=cluster.env)
             expect(remote.returncode == 0, "the Slurm run's array tasks and merge job complete")
+            shared = base / "shared"
+            open_to_others = [str(p.relative_to(shared)) for p in [shared, *shared.rglob("*")]
+                              if not p.is_symlink() and p.lstat().st_mode & 0o077]
+            expect(not open_to_others, f"what the tasks and the merge wrote is the grading user's alone "
+                                       f"({open_to_others[:4]})")
             expect((base / "shared" / "grades.csv").exists() and
                    rows(base / "shared" / "grades.csv") == rows(base / "local" / "grades.csv"),
                    "grades.csv from the Slurm merge job equals the local run's")
