@@ -111,6 +111,14 @@ def run_merge(out_dir: Path) -> int:
     return 1 if missing else 0
 
 
+def array_tasks(names: list[str], max_array_size: int | None) -> list[list[str]]:
+    """NAMES cut into a job array's tasks: one per submission, or, when the cluster's MaxArraySize
+    (an array's indices run from 0 to MaxArraySize - 1) is smaller, MaxArraySize tasks of about
+    equal shares."""
+    tasks = min(len(names), max_array_size) if max_array_size else len(names)
+    return [names[i::tasks] for i in range(tasks)] if tasks else []
+
+
 def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
     """The class as a Slurm job array, one task per submission (or per shard of them when the
     cluster's MaxArraySize is smaller), at most --slurm-concurrency at once, and a merge job
@@ -124,10 +132,7 @@ def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
     python = [sys.executable, str(TOOLS / "workbook.py"), "grade"]
     if not todo:
         return run_merge(out_dir)
-    limit = slurm.max_array_size(env) or len(todo)
-    shards = max(1, -(-len(todo) // max(1, limit - 1)))
-    groups = [todo[i::shards] for i in range(shards)]
-    commands = [[*python, "--task", str(out_dir), *group] for group in groups]
+    commands = [[*python, "--task", str(out_dir), *group] for group in array_tasks(todo, slurm.max_array_size(env))]
     array, merge = slurm.submit_array(commands, env=env, workdir=out_dir, concurrency=args.slurm_concurrency,
                                       sbatch_options=shlex.split(args.slurm), then=[*python, "--merge", str(out_dir)])
     log(f"submitted {len(todo)} submissions as Slurm array job {array} ({len(commands)} tasks, at most "
