@@ -64,6 +64,11 @@ def main() -> int:
             tasks = sorted(p.name for p in (base / "shared" / "slurm").glob("*/task-*.out"))
             expect(f"({len(subs)} tasks," in remote.stdout and len(tasks) == len(subs),
                    f"a class of {len(subs)} runs as {len(subs)} array tasks ({tasks})")
+            shared = base / "shared"
+            open_to_others = [str(p.relative_to(shared)) for p in [shared, *shared.rglob("*")]
+                              if not p.is_symlink() and p.lstat().st_mode & 0o077]
+            expect(not open_to_others, f"what the tasks and the merge wrote is the grading user's alone "
+                                       f"({open_to_others[:4]})")
             expect((base / "shared" / "grades.csv").exists() and
                    rows(base / "shared" / "grades.csv") == rows(base / "local" / "grades.csv"),
                    "grades.csv from the Slurm merge job equals the local run's")
