@@ -278,6 +278,39 @@ def intake(base: Path) -> None:
            f"intake: every FIFO is refused and listed ({fifo_refused[:2]})")
 
 
+def intake_bound(base: Path) -> None:
+    """Reading one submission's files has a time bound: a read that never returns (a hung network
+    filesystem, which no test can make) costs that submission, refused within the bound, and a
+    submission whose files take longer than the bound to read one after another is refused too."""
+    try:
+        from scalebook.course import resolve_chapter
+        from scalebook.grading import intake as module
+    except ImportError as error:
+        expect(False, f"intake: the grader's intake has a time bound ({error})")
+        return
+    folder = from_tree(base / "bound" / "slow-disk", "exercises")
+    chapters = [resolve_chapter("3")]
+    reader = module.read_sources
+    module.read_sources = lambda *args: time.sleep(3600)
+    started = time.monotonic()
+    try:
+        module.take_sources(folder, None, chapters, seconds=1)
+        said = ""
+    except module.Refused as error:
+        said = str(error)
+    finally:
+        module.read_sources = reader
+    took = time.monotonic() - started
+    expect("could not be read within 1 s" in said and took < 10,
+           f"intake: a read that never returns is refused after the bound ({said!r}, {took:.1f} s)")
+    try:
+        module.read_sources(folder, chapters, time.monotonic() - 1)
+        said = ""
+    except module.Refused as error:
+        said = str(error)
+    expect("could not be read within" in said, f"intake: reading past the bound is refused ({said!r})")
+
+
 # --- 3. names and 7. modes --------------------------------------------------------------------------
 
 def grader_names() -> list[str]:
@@ -601,6 +634,7 @@ def main() -> int:
         if "text" in chosen:
             text_in_reports(base)
         if "intake" in chosen:
+            intake_bound(base)
             intake(base)
         if "slow" in chosen:
             slow(base)
