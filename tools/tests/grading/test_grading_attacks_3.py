@@ -53,6 +53,8 @@ from tests.grading.test_grading_attacks import patch_body, processes_mentioning,
 GRADER = Path(os.environ.get("SCALEBOOK_GRADER", ROOT / "tools" / "workbook.py"))
 GRADE = [str(GRADER), "grade"] if GRADER.name == "workbook.py" else [str(GRADER)]
 OTHER_TOOLS = str(GRADER.parent) if GRADER.parent != ROOT / "tools" else None
+if OTHER_TOOLS:  # the other tree's modules (scalebook), this tree's tests
+    sys.path.insert(0, OTHER_TOOLS)
 CH3 = "03-attention-scaling"
 NOBODY = 65534
 
@@ -236,6 +238,11 @@ def intake(base: Path) -> None:
     honest = from_tree(subs / "honest", "solutions")
     swapper = subs / "swapper"
     from_tree(swapper / "exercises", "exercises")
+    # Each of its files just under 1 MiB (comments): reading them takes the grader milliseconds, time
+    # enough for the swapper to wake up after the first open, even on a busy machine.
+    for source in (swapper / "exercises" / CH3).glob("*.cpp"):
+        text = source.read_text()
+        source.write_text(text + ("// " + "x" * 76 + "\n") * ((1000000 - len(text)) // 80))
     (swapper / "decoy").symlink_to(private / "exercises")
     folder_racer = from_tree(subs / "folder-racer", "exercises")
     (folder_racer / "decoy").symlink_to(private / "exercises" / CH3)
@@ -491,7 +498,6 @@ def text_rule(base: Path) -> None:
     every code point, and escape zero-width, bidirectional, separator and control characters."""
     binary = check_binary(base)
     if OTHER_TOOLS:  # an older tree: its rule (tools/scalebook/grading.py and pages.py)
-        sys.path.insert(0, OTHER_TOOLS)
         from scalebook.grading import safe_text
         from scalebook import pages
     else:
