@@ -1,6 +1,7 @@
 // Chapter 7 contract — under the hood: what attention costs, and exact tiled attention.
 // Students implement these in exercises/07-under-the-hood/ex1_attention_flops.cpp to
-// ex6_tiled_attention.cpp, one file per exercise; the reference is in solutions/07-under-the-hood/.
+// ex6_tiled_attention.cpp, one file per exercise (the instructor's copy of the workbook holds a
+// reference implementation).
 // Shapes: q is (n_q, d_k), k is (n_k, d_k), v is (n_k, d_v); scores and weights are (n_q, n_k).
 //
 // Rules every function here follows (the checks rely on them):
