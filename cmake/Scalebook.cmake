@@ -30,7 +30,7 @@ set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")
 set(SCALEBOOK_GNUPLOT_TERMINAL "set terminal svg size 720,420 dynamic enhanced font 'Helvetica,13' background rgb 'white'")
 set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
 file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
-# What the grader needs to build a worker in the sandbox (tools/grade.py): written at configure
+# What the grader needs to build a worker in the sandbox (tools/scalebook/grading/): written at configure
 # time with generator expressions, turned into grading-kit.tsv at generate time.
 set(SCALEBOOK_GRADING_KIT "${PROJECT_BINARY_DIR}/grading-kit.tsv.in")
 file(WRITE "${SCALEBOOK_GRADING_KIT}" "")
@@ -140,7 +140,7 @@ function(scalebook_add_chapter)
       _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER} UNCACHED)
     endif()
   endif()
-  # Every exercise's object, for ./workbook and the grader (tools/scalebook/build.py): when one
+  # Every exercise's object, for ./workbook and the grader (tools/scalebook/loop/build.py): when one
   # exercise file does not compile, they link chNN_checks_partial from the objects that did
   # compile (listed in track_objects.rsp), so that exercise costs itself only.
   set(exercise_lines)
@@ -207,7 +207,7 @@ function(scalebook_add_chapter)
     file(APPEND "${SCALEBOOK_CHECKS_MANIFEST}" "${ARG_NAME}\t${exercise}\t${points}\t${key}\t${name}\n")
     string(REPLACE "," "\\," filter "${name}")
     set(test_name "${ARG_NAME}/${name}")
-    # Grading runs the checks itself (tools/grade.py), each call through a boxed worker.
+    # Grading runs the checks itself (tools/scalebook/grading/), each call through a boxed worker.
     if(NOT SCALEBOOK_GRADING)
       add_test(NAME "${test_name}" COMMAND ${ch}_checks "--test-case=${filter}" --no-version)
       set_tests_properties("${test_name}" PROPERTIES LABELS "${ch}" TIMEOUT "${SCALEBOOK_CHECK_TIMEOUT}")
@@ -282,7 +282,7 @@ function(scalebook_add_chapter)
              COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
     set_tests_properties("${ARG_NAME} every check fails on the untouched stubs" PROPERTIES LABELS proof)
 
-    # Each bugzoo/NAME.mutant is a small change to one reference file (tools/apply_mutant.py),
+    # Each bugzoo/NAME.mutant is a small change to one reference file (cmake/apply_mutant.py),
     # applied at build time: the mutant's library is the reference with that one file changed.
     file(GLOB mutants CONFIGURE_DEPENDS "${chapter_dir}/bugzoo/*.mutant")
     foreach(mutant IN LISTS mutants)
@@ -296,10 +296,10 @@ function(scalebook_add_chapter)
       endif()
       set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}/${mutated_file}")
       add_custom_command(OUTPUT "${mutated_source}"
-                         COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/tools/apply_mutant.py" "${mutant}"
+                         COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
                                  "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" "${mutated_source}"
                          DEPENDS "${mutant}" "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${mutated_file}"
-                                 "${PROJECT_SOURCE_DIR}/tools/apply_mutant.py"
+                                 "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
                          COMMENT "Bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
       set(kept_objects)
       set(index 0)
@@ -378,7 +378,7 @@ function(scalebook_add_chapter)
     # The exercise stubs the page shows (docs/prepare_page.cmake reads NAME/stubs/FILE): a copy of
     # the stubs as shipped, never exercises/ itself, which in a student's tree is their own work in
     # progress. Here exercises/ is pristine; the student edition ships its copy as released
-    # (tools/release.py: docs/prebuilt/NAME/stubs). Editing an exercise so never rebuilds the book.
+    # (tools/scalebook/release.py: docs/prebuilt/NAME/stubs). Editing an exercise so never rebuilds the book.
     set(stubs_dir "${out_dir}/stubs")
     list(TRANSFORM ARG_SOURCES PREPEND "${stubs_dir}/" OUTPUT_VARIABLE stub_copies)
     if(SCALEBOOK_STUDENT_EDITION)

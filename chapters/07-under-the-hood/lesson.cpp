@@ -3,7 +3,7 @@
 // Prints every number the chapter page shows (the page cuts the sections out of this program's
 // output with \snippet) and writes the data of its figures. Deterministic: counts, fixed seeds,
 // fixed formats, and memory measured by counting allocated bytes — never a clock. Timings belong
-// to the benchmark (tools/bench_ch07.py), not to the book. The book runs this on the reference;
+// to the benchmark (tools/scalebook/bench/ch07.py), not to the book. The book runs this on the reference;
 // `./workbook run 7` runs it on the student's own code.
 //
 // This is the only source file of the lesson program that includes allocation_meter.hpp (it

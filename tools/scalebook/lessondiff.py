@@ -1,4 +1,6 @@
-"""A chapter's lesson output on the student's code beside the book's (the reference's output the
+"""Compares a chapter's lesson output on the student's code with the book's.
+
+A chapter's lesson output on the student's code beside the book's (the reference's output the
 book build recorded), line by line. Three kinds of line:
 
   same      the same text;
@@ -9,7 +11,8 @@ book build recorded), line by line. Three kinds of line:
             (a count, an index, a class), different words, a line missing or extra.
 
 Lines are paired by their text with the numbers taken out, so a line whose numbers changed is set
-beside its counterpart instead of showing as one line removed and one added."""
+beside its counterpart instead of showing as one line removed and one added.
+"""
 from __future__ import annotations
 
 import difflib

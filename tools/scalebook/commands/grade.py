@@ -1,0 +1,172 @@
+"""./workbook grade [options] SUBMISSION...: grade submissions as a CTest run.
+
+Grade scalebook submissions: ./workbook grade [options] SUBMISSION...
+
+A submission is a folder: a student's whole copy of the workbook, or just its exercises/ folder.
+Only the exercise files named by this (the instructor's) tree are taken from it, and only when they
+are regular files. Grading is a CTest run: this command writes a CTest tree in DIR in which every
+(submission, check) pair is one test (`alice/04-causal-masking/4.2 masked weights are exactly zero`,
+labelled `alice`, `ch04` and `ex4.2`), each submission's compile and link steps are fixtures the
+checks require, and then runs it with ctest, one submission after another (--jobs at once). The
+verdict never comes from the submission's process: this tree's checks run in a trusted process
+(chNN_checks_remote, never linked with student code) and call the student's functions in a worker
+that is compiled, linked and run in bubblewrap boxes (tools/scalebook/sandbox.py). From CTest's
+results it writes DIR/NAME/report.json and DIR/NAME/junit.xml as each submission finishes, and
+DIR/grades.csv after each one, so that a stopped run keeps what it graded and --resume goes on.
+Afterwards `ctest --test-dir DIR -R 'alice/.*4\\.2' --output-on-failure` re-runs one check.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from ..config import GRADING_BUILD, ROOT, STAMP
+from ..course import UsageError, all_chapters, resolve_chapter
+from ..files import read_json
+from ..grading import sandbox
+from ..grading.intake import fingerprint, refusal, safe_name, take_sources
+from ..grading.kit import assemble_kit, build_kit
+from ..grading.report import refused_report, write_report
+from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
+from ..grading.settings import Settings
+from ..grading.supervise import CHILDREN, log
+from ..grading.tree import write_submission_tests, write_tree
+from ..loop import packages
+from ..loop.setup import instructors_only
+from ..verdicts import safe_text
+
+
+LIMIT_OPTIONS = [  # option, Settings field, what it bounds
+    ("--timeout", "call_seconds", "one call of a student's function"),
+    ("--call-cpu", "call_cpu_seconds", "one call's CPU seconds"),
+    ("--check-timeout", "check_seconds", "one check, all its calls together"),
+    ("--submission-budget", "submission_seconds", "all checks of one submission"),
+    ("--compile-timeout", "compile_seconds", "CPU seconds compiling one exercise file"),
+    ("--compile-budget", "compile_budget_seconds", "CPU seconds compiling all files of one submission"),
+]
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    defaults = Settings()
+    parser = argparse.ArgumentParser(prog="./workbook grade", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="grades", help="output folder (default: grades/)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded at once, at most the cores (default: the cores)")
+    parser.add_argument("--chapters", metavar="LIST",
+                        help="grade only these chapters, e.g. 3,4 (an assignment); default: all")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip submissions whose report was made from the same inputs (files, kit, limits)")
+    limits = parser.add_argument_group("time limits and budgets (wall-clock seconds unless CPU is said)")
+    for option, field, what in LIMIT_OPTIONS:
+        default = getattr(defaults, field)
+        limits.add_argument(option, type=int, default=default, metavar="S", dest=field,
+                            help=f"{what} (default {default})")
+    cluster = parser.add_argument_group("Slurm (tools/scalebook/grading/slurm.py): DIR on a filesystem every node sees")
+    cluster.add_argument("--slurm", nargs="?", const="", metavar="'SBATCH OPTIONS'",
+                         help="grade as a Slurm job array, one task per submission, then a merge job; "
+                              "the sbatch options in one quoted word, e.g. --slurm='--partition=short'")
+    cluster.add_argument("--slurm-concurrency", type=int, default=16, metavar="N",
+                         help="array tasks running at once (default 16)")
+    cluster.add_argument("--wait", action="store_true", help="with --slurm: wait for the jobs to end")
+    parser.add_argument("submissions", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    numbers = {field: getattr(args, field) for _, field, _ in LIMIT_OPTIONS}
+    if args.jobs < 1 or min(numbers.values()) < 1:
+        parser.error("--jobs and every time limit must be at least 1")
+    if args.slurm and not args.slurm.lstrip().startswith("-"):
+        parser.error(f"--slurm takes sbatch's options in one word, e.g. --slurm='--partition=short', not "
+                     f"'{args.slurm}' (give submissions after the options)")
+    cores = len(os.sched_getaffinity(0))
+    if args.jobs > cores:
+        parser.error(f"--jobs {args.jobs} is more than the {cores} cores: each submission's box is given one "
+                     "core, so that one submission cannot slow a classmate graded at the same time")
+    args.chapter_list = all_chapters()
+    if args.chapters:
+        try:
+            args.chapter_list = [resolve_chapter(c.strip()) for c in args.chapters.split(",")]
+        except UsageError as error:
+            parser.error(str(error))
+    args.settings = Settings(**numbers)
+    return args
+
+
+def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list[str]]:
+    """Every submission named on the command line: refused with a report saying why, already graded
+    (--resume, same inputs), or copied into the tree to be graded. Returns the reports so far and
+    the names to grade."""
+    tree, chapters = out_dir / "ctest", plan.chapters
+    maximum = sum(c["points"] for c in kit["checks"].values())
+    reports, todo, seen = [], [], set()
+    for submission in args.submissions:
+        name = submission.name
+        reason = refusal(submission, seen, out_dir)
+        seen.add(name)
+        if reason:
+            report = refused_report(safe_name(name), reason, maximum, plan.commit)
+            write_report(report, out_dir)
+            reports.append(report)
+            plan.refused.append(safe_name(name))
+            log(f"{safe_text(name, 80)}: {reason}")
+            continue
+        folder = tree / name
+        if args.resume:
+            old = read_json(out_dir / name / "report.json")
+            sources, _ = take_sources(submission, None, chapters)
+            if old and old.get("fingerprint") == fingerprint(sources, kit):
+                reports.append(old)
+                plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
+                if not (folder / "CTestTestfile.cmake").exists():
+                    write_submission_tests(tree, name, kit, chapters)
+                log(f"{name}: already graded ({old['score']}/{old['max_score']})")
+                continue
+        shutil.rmtree(folder / "src", ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        sources, refused_files = take_sources(submission, folder / "src", chapters)
+        write_submission_tests(tree, name, kit, chapters)
+        plan.submissions[name] = {"sources": sources, "refused_files": refused_files}
+        todo.append(name)
+    return reports, todo
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) >= 2 and argv[0] == "--task":  # a Slurm task: grade these names of DIR
+        return run_task(Path(argv[1]), argv[2:])
+    if len(argv) == 2 and argv[0] == "--merge":  # the Slurm merge job
+        return run_merge(Path(argv[1]))
+    instructors_only("grading")
+    packages.ensure(STAMP)
+    args = parse_arguments(argv)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, CHILDREN.stop)
+    try:
+        sandbox.check_available()
+    except sandbox.SandboxUnavailable as error:
+        print(f"grade: {error}", file=sys.stderr)
+        return 2
+    sandbox.sweep_cgroups()
+    out_dir = Path(args.out).resolve()
+    (out_dir / "ctest").mkdir(parents=True, exist_ok=True)
+    log("Building the grading kit (this tree's checks, once)...")
+    built = build_kit(GRADING_BUILD, args.chapter_list)
+    kit = assemble_kit(built, GRADING_BUILD, args.chapter_list, args.settings, out_dir / "ctest" / "kit")
+    plan = Run(out_dir)
+    plan.chapters = args.chapter_list
+    plan.commit = commit()
+    plan.submissions, plan.refused = {}, []
+    reports, todo = take_in(args, out_dir, kit, plan)
+    write_tree(out_dir, list(plan.submissions))
+    plan.save()
+    if args.slurm is not None:
+        return submit_to_slurm(args, out_dir, todo)
+    return run_local(plan, kit, reports, todo, args.jobs)
+
+
+def commit() -> str:
+    """This tree's commit, which every report names."""
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip() or "unknown"

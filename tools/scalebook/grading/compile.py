@@ -1,0 +1,116 @@
+"""Compiles one exercise file of a submission in a box, within its CPU limit and budget.
+
+Compiling one exercise file of a submission in a box of its own, within its CPU limit and the
+submission's budget, or taking an identical file's earlier result from the tree's object cache.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import math
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import sandbox
+from ..files import read_json, write_json
+from .compile_errors import first_error
+from .kitpaths import KIT
+
+if TYPE_CHECKING:
+    from .step import Step
+
+COMPILE_FLAGS = ["-std=c++20", "-O1", "-fdiagnostics-color=never"]
+
+
+def compile_one(step: Step, chapter: str, number: int, source: str, out: Path, wait: bool = True) -> dict | None:
+    """Compiles SOURCE in a box (or takes the identical file's earlier result from the tree's
+    object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}. Two
+    submissions graded at once with the same file: the second waits for the first's object, or,
+    with WAIT false, returns None at once so that it can compile its other files meanwhile."""
+    source_path = step.submission / "src" / chapter / source
+    if not source_path.exists():
+        return compile_unlocked(step, chapter, number, source, out)
+    cache = step.tree / "objects"
+    cache.mkdir(exist_ok=True)
+    key = hashlib.sha256(source_path.read_bytes()).hexdigest()
+    with open(cache / f"{key}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        return compile_unlocked(step, chapter, number, source, out)
+
+
+def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
+    settings = step.settings
+    source_path = step.submission / "src" / chapter / source
+    shown = f"exercises/{chapter}/{source}"
+    if not source_path.exists():
+        return {"status": "compile_error", "message": f"{shown}: the submission has no such file"}
+    data = source_path.read_bytes()
+    key = hashlib.sha256(f"{step.kit['fingerprint']}\0{chapter}\0{source}\0".encode() + data).hexdigest()
+    cache = step.tree / "objects"
+    cached = read_json(cache / f"{key}.json")
+    obj = out / f"{source}.o"
+    if cached is not None and (cached["status"] != "compiled" or (cache / f"{key}.o").exists()):
+        if cached["status"] == "compiled":
+            shutil.copyfile(cache / f"{key}.o", obj)
+        return dict(cached, cached=True)
+    left = settings.compile_budget_seconds - step.ledger.spent("compile")
+    if left <= 0:
+        return {"status": "timed_out", "message": f"timed_out: compile budget ({settings.compile_budget_seconds} s "
+                                                  "of CPU for all of the submission's files) was spent before this file"}
+    # CPU seconds, which a busy machine does not eat into; the wall clock only stops a compile that
+    # waits for nothing (four times the CPU limit, and some).
+    limit = min(settings.compile_seconds, left)
+    limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=max(1, math.ceil(limit))))
+    binds = [("ro", step.submission / "src" / chapter, "/src"), ("rw", out, "/out"),
+             ("ro", KIT / "include", "/kit/include"), ("ro", KIT / "chapters" / chapter, "/kit/chapter"),
+             ("ro", KIT / "pch", "/kit/pch")]
+    compiler = [step.kit["compiler"], *COMPILE_FLAGS, "-include", "/kit/pch/pch.hpp", "-I/kit/chapter",
+                "-I/kit/include", "-isystem", step.kit["eigen"], f"-DSCALEBOOK_EXERCISE_CHAPTER={number}",
+                "-c", f"/src/{source}", "-o", f"/out/{source}.o"]
+    # The shell in the box writes the CPU time of the compiler's processes (its `times`), which no
+    # process outside the box can see whole (bwrap does not reap its init), to a file of its own.
+    times = out / f"{source}.cpu"
+    argv = ["/bin/sh", "-c", f'"$@"; status=$?; times > /out/{times.name}; exit $status', "sh", *compiler]
+    args_file = out / f"{source}.box"
+    command = sandbox.write_arguments(args_file, sandbox.box_arguments(binds, argv, limits))
+    cgroups = sandbox.Cgroups(limits)
+    started = time.monotonic()
+    try:
+        code, output = sandbox.run(args_file, command, limits, 4 * limit + 10, cgroups)
+    finally:
+        cgroups.close()
+        cpu = cpu_of(times, time.monotonic() - started)
+        step.ledger.add("compile", cpu)
+    if code == 0 and obj.exists():
+        result = {"status": "compiled"}
+    elif code == 124 or cpu >= 0.9 * limit or b"CPU time limit exceeded" in output:
+        # The kernel's CPU accounting and the shell's `times` differ by a few tenths of a second.
+        which = "compile limit" if limit == settings.compile_seconds else "compile budget"
+        result = {"status": "timed_out",
+                  "message": f"timed_out: {which} ({limit:.0f} s of CPU): {shown} was still compiling"}
+    else:
+        result = dict(first_error(output.decode("utf-8", "replace"), source, shown, data), status="compile_error")
+    cache.mkdir(exist_ok=True)
+    if result["status"] != "timed_out":  # a budget's time-out depends on the rest of the submission
+        if result["status"] == "compiled":
+            shutil.copyfile(obj, cache / f"{key}.o.part{os.getpid()}")
+            os.replace(cache / f"{key}.o.part{os.getpid()}", cache / f"{key}.o")
+        write_json(cache / f"{key}.json", result)
+    return result
+
+
+def cpu_of(times: Path, wall: float) -> float:
+    """The children's user and system seconds from a `times` output ("0m1.5s 0m0.2s" lines, the
+    second the children's); the wall time when the shell was stopped before it wrote them."""
+    try:
+        lines = times.read_text().splitlines()
+        return sum(int(m) * 60 + float(sec) for m, sec in re.findall(r"(\d+)m([\d.]+)s", lines[1]))
+    except (OSError, IndexError, ValueError):
+        return wall
