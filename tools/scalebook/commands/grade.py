@@ -230,6 +230,13 @@ def main(argv: list[str]) -> int:
 
 
 def commit() -> str:
-    """This tree's commit, which every report names."""
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip() or "unknown"
+    """This tree's commit, which every report names: git's, or for a copy without .git (Gradescope's
+    autograder) what its COMMIT file says."""
+    try:
+        found = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                               text=True).stdout.strip()
+    except OSError:  # no git installed
+        found = ""
+    if not found and (ROOT / "COMMIT").is_file():
+        found = safe_text((ROOT / "COMMIT").read_text(), 80)
+    return found or "unknown"
