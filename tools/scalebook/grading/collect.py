@@ -10,11 +10,11 @@ tree names are read from the chosen commit's tree object by object, regular file
 only (a symlink, a submodule or a larger file in their place is noted and not written), and written
 as plain files into OUT/ID/exercises/NN-topic/, the only things a submission folder holds.
 
-The chosen commit: walking back from the tip of the default branch (the repository's HEAD) along
-first parents, the first commit whose commit date is at or before the student's deadline; every
-commit above it is late, even one dated earlier (it sits on top of a late one). Commit dates are
-written by the student's own machine: `--now` takes the tip whatever its date, and the report
-always lists the commits dated after the deadline.
+The chosen commit: along the first parents of the default branch (the repository's HEAD), from its
+first commit on, the last commit before the first one dated after the student's deadline. Every
+commit above it is late, even one dated earlier: it sits on top of a late one, so it was made after
+the deadline whatever its date says. Commit dates are written by the student's own machine: `--now`
+takes the tip whatever its date, and the report always lists the commits dated after the deadline.
 
 OUT/collection.json records, per student, the commit, its date, the deadline, the time of
 collection and the later commits (or why nothing was collected: missing, empty, unreachable, no
@@ -220,16 +220,18 @@ class Collector:
         return history
 
     def choose(self, history: list[dict], deadline: datetime.datetime | None) -> tuple[dict | None, list[dict]]:
-        """The commit collected and the later ones (each {commit, date, subject}). With --now, the tip
-        (the later ones are still those dated after the deadline, when there is one)."""
-        limit = deadline.timestamp() if deadline else None
+        """The commit collected and the late ones (each {commit, date, subject}): those above the last
+        commit of the on-time start of the history. With --now, the tip, and the same late ones (none
+        without a deadline)."""
+        if deadline is None:
+            return history[0], []
+        on_time = len(history)  # history[on_time:] (oldest last) is dated at or before the deadline throughout
+        while on_time > 0 and history[on_time - 1]["epoch"] <= deadline.timestamp():
+            on_time -= 1
+        late = [shown(c) for c in history[:on_time]]
         if self.now:
-            late = [c for c in history if limit is not None and c["epoch"] > limit]
-            return history[0], [shown(c) for c in late]
-        for index, commit in enumerate(history):
-            if commit["epoch"] <= limit:
-                return commit, [shown(c) for c in history[:index]]
-        return None, [shown(c) for c in history]
+            return history[0], late
+        return (history[on_time] if on_time < len(history) else None), late
 
     def branch(self, mirror: Path, tip: str) -> str | None:
         listed = git(["-C", str(mirror), "for-each-ref", "--format=%(refname:short)", f"--points-at={tip}", "refs/heads"],

@@ -73,11 +73,10 @@ def parse_when(text: str, zone: str | None = None, what: str = "deadline") -> da
                          "or give --timezone ZONE to read every time without an offset in that zone")
     tz = time_zone(zone)
     first, second = when.replace(tzinfo=tz, fold=0), when.replace(tzinfo=tz, fold=1)
+    if first.astimezone(datetime.timezone.utc).astimezone(tz).replace(tzinfo=None) != when:
+        raise ValueError(f"{what} '{text}' does not exist in {zone} (the clocks skip it): add an offset")
     if first.utcoffset() != second.utcoffset():
         raise ValueError(f"{what} '{text}' happens twice in {zone} (the clocks go back then): add an offset")
-    back = first.astimezone(datetime.timezone.utc).astimezone(tz).replace(tzinfo=None)
-    if back != when:
-        raise ValueError(f"{what} '{text}' does not exist in {zone} (the clocks skip it): add an offset")
     return first
 
 
