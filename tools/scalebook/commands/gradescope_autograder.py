@@ -40,6 +40,7 @@ def main(argv: list[str]) -> int:
     limits = {field: getattr(args, field) for _, field, _ in LIMIT_OPTIONS}
     if min(limits.values()) < 1:
         parser.error("every time limit must be at least 1")
+    args.zip.resolve().parent.mkdir(parents=True, exist_ok=True)
     config = write_zip(args.zip.resolve(), chapters, limits)
     print(f"{args.zip}: Gradescope autograder for chapters {', '.join(c.folder for c in chapters)} "
           f"(this tree at {config['commit']}). Upload it on the assignment's Configure Autograder page, "

@@ -115,6 +115,8 @@ class Collector:
         self.fetched: dict[str, dict] = {}        # mirror -> what its fetch gave (once per run)
         self.guard = threading.Lock()
         self.collected_at = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+        earlier = read_json(out / REPORT) or {}
+        self.earlier = {e.get("id"): e for e in earlier.get("students", []) if isinstance(e, dict)}
 
     # --- one repository ----------------------------------------------------------------------------------
     def mirror_of(self, where: str) -> Path:
@@ -143,7 +145,6 @@ class Collector:
             made = git(["init", "--quiet", "--bare", "--template=", str(mirror)], 60, self.env)
             if made.returncode != 0:
                 return {"mirror": mirror, "status": "unreachable", "error": last_error(made.stderr, where)}
-        before = self.rev(mirror, "refs/collect/head")
         try:
             fetched = git(["-C", str(mirror), "fetch", "--quiet", "--no-tags", "--prune", "--no-recurse-submodules",
                            "--no-write-fetch-head", "--", where, "+HEAD:refs/collect/head", "+refs/heads/*:refs/heads/*"],
@@ -154,9 +155,7 @@ class Collector:
         if fetched.returncode != 0:
             status, error = self.why_not(where, fetched.stderr)
             return {"mirror": mirror, "status": status, "error": error}
-        after = self.rev(mirror, "refs/collect/head")
-        change = "first fetch" if fresh or before is None else ("unchanged" if before == after else "new commits")
-        return {"mirror": mirror, "status": "fetched", "error": None, "change": change,
+        return {"mirror": mirror, "status": "fetched", "error": None, "fresh": fresh,
                 "seconds": round(time.monotonic() - started, 2)}
 
     def why_not(self, where: str, stderr: bytes) -> tuple[str, str]:
@@ -176,17 +175,13 @@ class Collector:
                 "its HEAD names no branch that exists" + (f" (branches: {', '.join(branches[:10])})" if branches else ""), 300)
         return "unreachable", last_error(stderr, where)
 
-    def rev(self, mirror: Path, ref: str) -> str | None:
-        found = git(["-C", str(mirror), "rev-parse", "--verify", "--quiet", ref + "^{commit}"], 60, self.env)
-        return found.stdout.decode().strip() or None if found.returncode == 0 else None
-
     # --- one student -------------------------------------------------------------------------------------
     def collect(self, student: Student) -> dict:
         """STUDENT's entry of the report, their submission folder written (or removed: nothing collected)."""
         deadline = student.deadline or self.deadline
         where = address(student.repository, self.roster_folder)
         entry = {"id": student.id, "line": student.line, "repository": without_credentials(student.repository),
-                 "deadline": deadline.isoformat() if deadline else None,
+                 "deadline": deadline.isoformat() if deadline else None, "now": self.now,
                  "extension": student.deadline is not None, "collected_at": self.collected_at.isoformat()}
         fetched = self.fetch(where)
         if fetched["error"]:
@@ -194,16 +189,30 @@ class Collector:
             self.remove_folder(student.id)
             return entry
         mirror = fetched["mirror"]
-        history = self.first_parents(mirror)
-        chosen, later = self.choose(history, deadline)
-        entry.update(fetch=fetched["change"], tip=history[0]["commit"], branch=self.branch(mirror, history[0]["commit"]),
-                     later_count=len(later), later_commits=later[:LATER_LISTED], others=self.unmerged(mirror))
+        heads = self.heads(mirror)
+        tip = heads.pop("refs/collect/head")
+        earlier = self.earlier.get(student.id, {})
+        change = ("first fetch" if fetched["fresh"] or not earlier.get("tip") else
+                  "unchanged" if earlier["tip"] == tip else "new commits")
+        if change == "unchanged" and self.same_question(earlier, entry):
+            # The same tip and the same deadline: the same answer as last time, without walking the history.
+            chosen = {"commit": earlier["commit"], "date": earlier["commit_date"]} if earlier.get("commit") else None
+            later, later_count = earlier.get("later_commits", []), earlier.get("later_count", 0)
+        else:
+            chosen, later = self.choose(self.first_parents(mirror), deadline)
+            later_count = len(later)
+        branch, others = self.branches(mirror, tip, heads)
+        entry.update(fetch=change, tip=tip, branch=branch, later_count=later_count,
+                     later_commits=later[:LATER_LISTED], others=others)
         if chosen is None:
             entry.update(status="nothing_before_deadline",
                          message=f"every commit of the default branch is dated after {deadline.isoformat()}")
             self.remove_folder(student.id)
             return entry
-        files, notes = self.write_folder(mirror, chosen["commit"], student.id)
+        if self.unchanged_folder(student.id, chosen["commit"], earlier):
+            files, notes = earlier["files"], earlier.get("notes", [])
+        else:
+            files, notes = self.write_folder(mirror, chosen["commit"], student.id)
         entry.update(status="collected", commit=chosen["commit"], commit_date=chosen["date"], files=files, notes=notes,
                      message=f"{len(files)} exercise file{'s' if len(files) != 1 else ''}")
         return entry
@@ -233,17 +242,44 @@ class Collector:
             return history[0], late
         return (history[on_time] if on_time < len(history) else None), late
 
-    def branch(self, mirror: Path, tip: str) -> str | None:
-        listed = git(["-C", str(mirror), "for-each-ref", "--format=%(refname:short)", f"--points-at={tip}", "refs/heads"],
-                     60, self.env)
-        names = listed.stdout.decode(errors="replace").split()
-        return safe_text(names[0], 100) if names else None
+    def heads(self, mirror: Path) -> dict[str, str]:
+        """The mirror's branches and the default branch's tip (refs/collect/head): {ref: commit}."""
+        listed = git(["-C", str(mirror), "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads",
+                      "refs/collect/head"], 60, self.env)
+        return {ref: sha for sha, ref in (line.split(" ", 1) for line in
+                                          listed.stdout.decode(errors="replace").splitlines() if " " in line)}
 
-    def unmerged(self, mirror: Path) -> list[str]:
-        """Branches with commits the default branch does not have (work pushed to the wrong branch?)."""
-        listed = git(["-C", str(mirror), "for-each-ref", "--format=%(refname:short)", "--no-merged=refs/collect/head",
-                      "refs/heads"], 60, self.env)
-        return [safe_text(name, 100) for name in listed.stdout.decode(errors="replace").split()][:10]
+    def same_question(self, earlier: dict, entry: dict) -> bool:
+        """Whether the earlier collection chose among the same commits by the same rule."""
+        return (earlier.get("status") in ("collected", "nothing_before_deadline") and earlier.get("deadline") == entry["deadline"]
+                and earlier.get("now") == self.now and "later_commits" in earlier)
+
+    def branches(self, mirror: Path, tip: str, heads: dict[str, str]) -> tuple[str | None, list[str]]:
+        """The default branch's name (a branch at its tip) and the branches with commits it lacks
+        (work pushed to the wrong branch?); the second question asked of git only when there are others."""
+        at_tip = [ref.removeprefix("refs/heads/") for ref, sha in heads.items() if sha == tip]
+        others = []
+        if len(at_tip) < len(heads):
+            unmerged = git(["-C", str(mirror), "for-each-ref", "--format=%(refname:short)", "--no-merged=refs/collect/head",
+                            "refs/heads"], 60, self.env)
+            others = [safe_text(n, 100) for n in unmerged.stdout.decode(errors="replace").split()][:10]
+        return (safe_text(at_tip[0], 100) if at_tip else None), others
+
+    def unchanged_folder(self, student_id: str, commit: str, earlier: dict) -> bool:
+        """Whether OUT/ID holds exactly what the earlier collection wrote from COMMIT (so it is kept)."""
+        if earlier.get("status") != "collected" or earlier.get("commit") != commit or not isinstance(earlier.get("files"), dict):
+            return False
+        folder = self.out / student_id / "exercises"
+        if folder.is_symlink() or not folder.is_dir():
+            return False
+        present = {str(p.relative_to(folder)) for p in folder.rglob("*") if not p.is_dir() or p.is_symlink()}
+        if present != set(earlier["files"]):
+            return False
+        for relative, sha in earlier["files"].items():
+            path = folder / relative
+            if path.is_symlink() or hashlib.sha256(path.read_bytes()).hexdigest() != sha:
+                return False
+        return True
 
     def write_folder(self, mirror: Path, commit: str, student_id: str) -> tuple[dict[str, str], list[str]]:
         """OUT/ID/exercises/NN-topic/FILE for each exercise file this tree names that the commit holds

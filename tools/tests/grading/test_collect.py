@@ -205,10 +205,19 @@ def run(base: Path) -> int:
     mirrors = list((subs / ".mirrors").iterdir())
     expect(mirrors and not any((m / "modules").exists() for m in mirrors), "no mirror holds a submodule")
 
-    # Again, nothing changed: only what changed is fetched, the same commits collected.
+    # Again, nothing changed: only what changed is fetched, the same commits collected; a folder
+    # edited since (a file changed, one added) is written anew, the others kept.
+    tampered = subs / "alice" / "exercises" / CH4 / FILES[0]
+    tampered.write_text("edited by hand\n")
+    (subs / "alice" / "exercises" / CH4 / "extra.cpp").write_text("stray\n")
+    kept = (subs / "mallory" / "exercises" / CH4 / FILES[0]).stat().st_ino
     done, again, _ = collect(base, roster, "--deadline", DEADLINE, "--repo-timeout", "3", env=env)
     expect(again["alice"]["fetch"] == "unchanged" and again["alice"]["commit"] == on_time,
            f"again: alice's repository is unchanged ({again['alice'].get('fetch')})")
+    expect("alice on time" in tampered.read_text() and not (subs / "alice" / "exercises" / CH4 / "extra.cpp").exists(),
+           "again: a folder edited since the last collection is written anew from the commit")
+    expect((subs / "mallory" / "exercises" / CH4 / FILES[0]).stat().st_ino == kept and again["mallory"]["notes"],
+           "again: an unchanged folder is kept as it is, with its notes")
     # A new commit before the deadline (pushed on top of the late ones: late, not collected), then --now.
     alice.commit("2025-03-02T22:00:00Z", "one more", {FILES[1]: None})
     shutil.rmtree(base / "bob.git")
