@@ -22,7 +22,7 @@ from ..loop.setup import instructors_only
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Collect every student's repository of ROSTER (a CSV: id,name,email,repository[,deadline]) at the "
-        "deadline: the last commit of its default branch dated at or before the student's deadline, written "
+        "deadline: the last commit of its default branch before the first one dated after the student's deadline, written "
         "into DIR/ID/exercises/, with DIR/collection.json and DIR/collection.txt. Commit dates are set by the "
         "student's machine: --now takes what is there now instead. Running it again fetches only what changed.")
     parser.add_argument("roster", type=Path, metavar="ROSTER")
@@ -31,7 +31,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
                              "a roster's deadline column overrides it per student (an extension)")
     parser.add_argument("--now", action="store_true",
                         help="take the tip of each default branch whatever its commit date (the report still lists "
-                             "the commits dated after the deadline)")
+                             "the commits the deadline would call late)")
     parser.add_argument("--timezone", metavar="ZONE",
                         help="the zone of every deadline written without an offset, e.g. Europe/Berlin "
                              "(without it such a deadline is refused)")

@@ -82,7 +82,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                          help=f"comma-separated: {', '.join(FORMATS)} (canvas and moodle need --roster)")
     exports.add_argument("--roster", type=Path, metavar="ROSTER",
                          help="the class's roster (id,name,email,repository[,deadline,section,login,canvas_id]): "
-                              "the gradebooks' rows, a submission named by its id")
+                              "the gradebooks' rows, a submission named by its id; its students without a "
+                              "submission are named")
     exports.add_argument("--assignment", default="scalebook", metavar="NAME",
                          help="the assignment's (or grade item's) name in the LMS (default: scalebook)")
     exports.add_argument("--assignment-id", metavar="ID[,ID...]",
@@ -118,10 +119,26 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 
 def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
     """What --export asks for, checked now (before any grading): known formats, the roster a gradebook
-    needs, as many Canvas ids as columns."""
+    needs, as many Canvas ids as columns. A roster given is read now too: its refused lines, its
+    students without a submission and the submissions it does not name are said."""
+    roster = None
+    if args.roster is not None:
+        try:
+            students, refused = read_roster(args.roster, deadlines=False)
+        except UsageError as error:
+            parser.error(str(error))
+        for line in refused:
+            log(f"grade: roster line {line.line} left out of the gradebooks: {line.reason}")
+        given = {s.name for s in args.submissions}
+        absent = [s.id for s in students if s.id not in given]
+        strangers = sorted(given - {s.id for s in students})
+        if absent:
+            log(f"grade: no submission for {len(absent)} roster student{'s' if len(absent) > 1 else ''}: "
+                f"{', '.join(absent[:20])}{' ...' if len(absent) > 20 else ''}")
+        if strangers:
+            log(f"grade: not in the roster: {', '.join(safe_text(n, 70) for n in strangers[:20])}")
+        roster = str(args.roster.resolve())
     if not args.export:
-        if args.roster is not None:
-            parser.error("--roster is read by --export (canvas, moodle): give --export too")
         return None
     formats = [f.strip() for f in args.export.split(",") if f.strip()]
     unknown = [f for f in formats if f not in FORMATS]
@@ -135,15 +152,6 @@ def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     if ids and len(ids) != wanted:
         parser.error(f"--assignment-id: {len(ids)} ids for {wanted} column{'s' if wanted > 1 else ''} "
                      f"({'one per chapter graded' if args.per_chapter else 'the total'})")
-    roster = None
-    if args.roster is not None:
-        try:
-            students, refused = read_roster(args.roster, deadlines=False)
-        except UsageError as error:
-            parser.error(str(error))
-        for line in refused:
-            log(f"grade: roster line {line.line} left out of the gradebooks: {line.reason}")
-        roster = str(args.roster.resolve())
     return {"formats": formats, "roster": roster, "assignment": args.assignment, "assignment_ids": list(ids),
             "per_chapter": args.per_chapter, "moodle_key": args.moodle_key}
 

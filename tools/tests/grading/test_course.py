@@ -140,6 +140,8 @@ def course(base: Path, user: int | None) -> None:
                 "--roster", str(roster), "--export", "gradescope,prairielearn,canvas,moodle",
                 "--assignment", "Causal masking", "--assignment-id", "4711", *folders], user, home)
     expect(done.returncode == 0, f"{who}: grade exits 0 ({done.returncode})")
+    expect("no submission for 2 roster students: missing, empty" in done.stdout + done.stderr,
+           f"{who}: grade names the roster's students it was given no submission of")
     reports = {p.parent.name: json.loads(p.read_text()) for p in grades.glob("*/report.json")}
     reports.update({p.parent.name: json.loads(p.read_text()) for p in grades.glob("students/*/report.json")})
     scores = {name: r["score"] for name, r in reports.items()}
