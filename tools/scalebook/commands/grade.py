@@ -181,11 +181,6 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
             if old and old.get("fingerprint") == fingerprint(sources, kit):
                 reports.append(old)
                 plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
-                collected = plan.submissions[name]["collected"] = collection_record(submission, sources, chapters)
-                if old.get("collected") != collected:  # collected anew with the same files: the new commit
-                    old.pop("collected", None)
-                    old.update({"collected": collected} if collected else {})
-                    write_report(old, out_dir)
                 if not (folder / "CTestTestfile.cmake").exists():
                     write_submission_tests(tree, name, kit, chapters)
                 log(f"{name}: already graded ({old['score']}/{old['max_score']})")
@@ -194,10 +189,28 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
         folder.mkdir(parents=True, exist_ok=True)
         sources, refused_files = take_sources(submission, folder / "src", chapters)
         write_submission_tests(tree, name, kit, chapters)
-        plan.submissions[name] = {"sources": sources, "refused_files": refused_files,
-                                  "collected": collection_record(submission, sources, chapters)}
+        plan.submissions[name] = {"sources": sources, "refused_files": refused_files}
         todo.append(name)
     return reports, todo
+
+
+def with_collection(args, plan: Run, reports: list[dict], out_dir: Path) -> None:
+    """What `collect` recorded of each submission taken in (grading/collect.py: the collection.json
+    beside its folder), kept in the plan for its report: the commit graded. A report kept by --resume
+    whose record changed (collected anew, the same files) is rewritten with the new one."""
+    kept = {r["submission"]: r for r in reports if not r.get("refused")}
+    seen = set()
+    for submission in args.submissions:
+        entry = plan.submissions.get(submission.name)
+        if entry is None or submission.name in seen:  # a duplicate's name is the first one's
+            continue
+        seen.add(submission.name)
+        entry["collected"] = collection_record(submission, entry["sources"], plan.chapters)
+        old = kept.get(submission.name)
+        if old is not None and old.get("collected") != entry["collected"]:
+            old.pop("collected", None)
+            old.update({"collected": entry["collected"]} if entry["collected"] else {})
+            write_report(old, out_dir)
 
 
 def main(argv: list[str]) -> int:
@@ -226,6 +239,7 @@ def main(argv: list[str]) -> int:
     plan.commit = commit()
     plan.submissions, plan.refused = {}, []
     reports, todo = take_in(args, out_dir, kit, plan)
+    with_collection(args, plan, reports, out_dir)
     write_tree(out_dir, list(plan.submissions))
     plan.save()
     save_request(out_dir, args.export_request)
