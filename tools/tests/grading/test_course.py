@@ -291,18 +291,26 @@ def autograder(base: Path) -> None:
 def main() -> int:
     base = Path(tempfile.mkdtemp(prefix="scalebook-course-"))
     base.chmod(0o755)
+    phases = []
+
+    def phase(name: str, step, *args) -> None:
+        start = time.monotonic()
+        step(*args)
+        phases.append(f"{name} {time.monotonic() - start:.0f} s")
+
     try:
-        course(base / "root", None)
+        phase("the class as root", course, base / "root", None)
         if os.geteuid() == 0:
             (base / "user").mkdir()
-            course(base / "user", USER)
+            phase("the class as uid 65534", course, base / "user", USER)
         else:
             print("skip: the unprivileged run needs root to switch to uid 65534 (run the test as root)")
-        timing(base / "timing")
+        phase("30 repositories", timing, base / "timing")
         if os.geteuid() == 0 and shutil.which("bwrap"):
-            autograder(base / "gradescope")
+            phase("Gradescope's autograder", autograder, base / "gradescope")
         else:
             print("skip: the autograder's /autograder layout needs root and bubblewrap")
+        print("phases: " + ", ".join(phases))
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return finish("the term runs from roster to gradebook")
