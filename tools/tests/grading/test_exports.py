@@ -72,7 +72,27 @@ def main() -> int:
         write_exports(reports, out / "per", ["canvas", "moodle"], per)
         canvas_checks((out / "per" / "exports" / "canvas.csv").read_text(encoding="utf-8"), with_ids=True, per_chapter=True)
         moodle_checks((out / "per" / "exports" / "moodle.csv").read_text(encoding="utf-8"), "ID number", per_chapter=True)
+        options_checks(out)
     return finish("every export follows its format")
+
+
+def options_checks(out: Path) -> None:
+    """./workbook grade refuses, before grading anything, an export it could not write."""
+    import contextlib
+    from scalebook.commands.grade import parse_arguments
+    roster = out / "roster.csv"
+    roster.write_text("id,name,email,repository\nalice,Alice,alice@uni.example,a.git\n")
+    for argv, words in [(["--export", "canvas"], "needs --roster"), (["--export", "gradescope,pdf"], "unknown format pdf"),
+                        (["--export", "canvas", "--roster", str(roster), "--chapters", "3,4", "--per-chapter",
+                          "--assignment-id", "111"], "1 ids for 2 columns")]:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(said):
+                parse_arguments([*argv, str(out / "alice")])
+            refused = False
+        except SystemExit:
+            refused = True
+        expect(refused and words in said.getvalue(), f"grade {' '.join(argv[:2])}...: refused, saying '{words}'")
 
 
 def gradescope_checks(folder: Path) -> None:
