@@ -35,7 +35,11 @@ COMMANDS = {
             "run a chapter's lesson program on your code (or the reference)",
             "run a chapter's lesson program on your code"),
     "progress": ("scalebook.commands.progress", STUDENT, "per-chapter progress and the next step"),
+    "collect": ("scalebook.commands.collect", INSTRUCTOR,
+                "instructors: collect the class's repositories at the deadline into submission folders"),
     "grade": ("scalebook.commands.grade", INSTRUCTOR, "instructors: grade submissions (./workbook grade --help)"),
+    "gradescope-autograder": ("scalebook.commands.gradescope_autograder", INSTRUCTOR,
+                              "instructors: write Gradescope's autograder zip (setup.sh, run_autograder, this grader)"),
     "bench": ("scalebook.commands.bench", STUDENT,
               "time a chapter's benchmark: your code in the student edition, the reference here, against "
               "PyTorch when installed",

@@ -32,9 +32,9 @@ def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
 
 
 def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapter], sources: dict[str, str],
-          refused_files: list[str], commit: str, hints: dict, parallel: int = 1) -> dict:
+          refused_files: list[str], commit: str, hints: dict, parallel: int = 1, collected: dict | None = None) -> dict:
     """Runs NAME's tests with ctest (PARALLEL at once: the cores no classmate is using) and writes
-    its report from CTest's results."""
+    its report from CTest's results (with COLLECTED, what `collect` recorded of it: its commit)."""
     start = time.monotonic()
     folder = tree / name
     junit = folder / "ctest-junit.xml"
@@ -84,6 +84,8 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
         "fingerprint": fingerprint(sources, kit),
         "tests": tests,
     }
+    if collected:
+        report["collected"] = collected
     write_report(report, out_dir)
     return report
 
