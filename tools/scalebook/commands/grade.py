@@ -21,11 +21,9 @@ import argparse
 import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
-from ..config import GRADING_BUILD, ROOT, STAMP
+from ..config import GRADING_BUILD, Settings, commit
 from ..course import UsageError, all_chapters, resolve_chapter
 from ..files import read_json
 from ..grading import sandbox
@@ -33,7 +31,6 @@ from ..grading.intake import fingerprint, refusal, safe_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading.report import refused_report, write_report
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
-from ..grading.settings import Settings
 from ..grading.supervise import CHILDREN, log
 from ..grading.tree import write_submission_tests, write_tree
 from ..loop import packages
@@ -139,15 +136,11 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--merge":  # the Slurm merge job
         return run_merge(Path(argv[1]))
     instructors_only("grading")
-    packages.ensure(STAMP)
+    packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, CHILDREN.stop)
-    try:
-        sandbox.check_available()
-    except sandbox.SandboxUnavailable as error:
-        print(f"grade: {error}", file=sys.stderr)
-        return 2
+    sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
     (out_dir / "ctest").mkdir(parents=True, exist_ok=True)
@@ -164,9 +157,3 @@ def main(argv: list[str]) -> int:
     if args.slurm is not None:
         return submit_to_slurm(args, out_dir, todo)
     return run_local(plan, kit, reports, todo, args.jobs)
-
-
-def commit() -> str:
-    """This tree's commit, which every report names."""
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip() or "unknown"
