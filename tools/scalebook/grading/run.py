@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..config import ROOT, TOOLS
 from ..course import Chapter, all_chapters
+from ..errors import SlurmError
 from ..files import read_json, write_json
 from ..verdicts import safe_text
 from .export.grades_csv import write_csv
@@ -115,8 +116,7 @@ def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
     from . import slurm
     reason = slurm.available(cluster=False)
     if reason:
-        print(f"grade: --slurm: {reason}", file=sys.stderr)
-        return 2
+        raise SlurmError(f"--slurm: {reason}")
     env = dict(os.environ)
     python = [sys.executable, str(TOOLS / "workbook.py"), "grade"]
     if not todo:
