@@ -110,7 +110,8 @@ def cgroups_possible() -> bool:
 
 class Cgroups:
     """One box's cgroups (v1), when the grader may make them (root): memory (tmpfs included), pids,
-    and one CPU's worth of time. Processes join with enter() as a preexec_fn; close() kills whatever is left and removes them."""
+    and one CPU's worth of time. Processes join with enter() as a preexec_fn; close() kills
+    whatever is left and removes them."""
 
     def __init__(self, limits: Limits):
         self.groups: list[Path] = []
@@ -132,7 +133,6 @@ class Cgroups:
                 self.groups = []
                 return
 
-    @property
     def enter(self) -> None:
         for group in self.groups:
             (group / "cgroup.procs").write_text(str(os.getpid()))

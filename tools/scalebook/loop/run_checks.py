@@ -168,10 +168,10 @@ def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
         remaining = [n for n in names if n not in results]
         results_file = work_dir / f"results.{rounds}.tsv"
         results_file.unlink(missing_ok=True)
+        # Always the names asked for: the binary may hold checks of exercises that did not compile
+        # (the partial link), which would crash first and stop the round before any of NAMES ran.
         command = [*(wrapper or []), str(binary), "--no-colors", "--no-version",
-                   f"--scalebook-results={results_file}"]
-        if rounds > 1:
-            command.append(f"--test-case={doctest_filter(remaining)}")
+                   f"--scalebook-results={results_file}", f"--test-case={doctest_filter(remaining)}"]
         log_path = work_dir / f"output.{rounds}.log"
         code, stalled, since = watch_round(command, results_file, log_path, work_dir, timeout, env)
         started, progressed = read_round(results_file, names, results)

@@ -4,11 +4,13 @@ the same broken trees of chapter 3 (solved but for the break):
   compile   3.2 does not compile                    3.2 compile_error, the rest passes
   link      3.3 calls a function nothing defines    3.3 compile_error (does not link), the rest passes
   duplicate 3.1 and 3.5 both define helper(double)  3.1 and 3.5 compile_error, with the same sentence
-                                                    (both files and the fix), 3.2 to 3.4 pass
+                                                    (both files and the fix); 3.2, which calls 3.1,
+                                                    not_run; 3.3 and 3.4 pass
   blocked   3.1 does not compile; 3.2 calls it      3.1 compile_error, 3.2 not_run, the rest passes
 
 The loop runs in a scratch student copy; grading grades the four trees as four submissions of one
-run. Before the shared rule (scalebook/isolate.py) the duplicate cost the whole chapter in the loop.
+run. Before the shared rule (scalebook/isolate.py) the duplicate cost the whole chapter in the loop,
+and a broken 3.1 cost the loop every later exercise (its checks, linked without 3.1, crashed first).
 """
 from __future__ import annotations
 
@@ -106,7 +108,7 @@ def main() -> int:
                     expect(messages == {message} == {said},
                            f"duplicate: {exercise}'s sentence is grading's: loop {message!r}, grading {messages}")
             expected = {"compile": {"3.2": "compile_error"}, "link": {"3.3": "compile_error"},
-                        "duplicate": {"3.1": "compile_error", "3.5": "compile_error"},
+                        "duplicate": {"3.1": "compile_error", "3.5": "compile_error", "3.2": "not_run"},
                         "blocked": {"3.1": "compile_error", "3.2": "not_run"}}[name]
             for exercise, (status, _) in loop.items():
                 expect(status == expected.get(exercise, "passed"),
