@@ -19,9 +19,10 @@ def atomic_write(path: Path, data: str | bytes) -> None:
 
 
 def atomic_copy(source: Path, path: Path) -> None:
-    """Copies SOURCE to PATH complete or not at all (a temporary file in PATH's folder, renamed)."""
+    """Copies SOURCE to PATH, its mode too (a program stays executable), complete or not at all (a
+    temporary file in PATH's folder, renamed)."""
     temporary = path.with_name(f"{path.name}.{os.getpid()}.part")
-    shutil.copyfile(source, temporary)
+    shutil.copy2(source, temporary)
     temporary.replace(path)
 
 

@@ -10,7 +10,7 @@ labelled `alice`, `ch04` and `ex4.2`), each submission's compile and link steps 
 checks require, and then runs it with ctest, one submission after another (--jobs at once). The
 verdict never comes from the submission's process: this tree's checks run in a trusted process
 (chNN_checks_remote, never linked with student code) and call the student's functions in a worker
-that is compiled, linked and run in bubblewrap boxes (tools/scalebook/sandbox.py). From CTest's
+that is compiled, linked and run in bubblewrap boxes (tools/scalebook/grading/sandbox.py). From CTest's
 results it writes DIR/NAME/report.json and DIR/NAME/junit.xml as each submission finishes, and
 DIR/grades.csv after each one, so that a stopped run keeps what it graded and --resume goes on.
 Afterwards `ctest --test-dir DIR -R 'alice/.*4\\.2' --output-on-failure` re-runs one check.

@@ -24,7 +24,7 @@ from .supervise import CHILDREN, log
 
 
 def pages_module():
-    """tools/scalebook/pages.py (the feedback and class pages), where this tree has it."""
+    """grading/pages.py (the feedback and class pages), where this tree has it."""
     try:
         from . import pages
     except ImportError:

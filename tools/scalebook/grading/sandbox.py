@@ -239,7 +239,7 @@ def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float
 def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccomp_file: Path,
                     limits: Limits) -> None:
     """A script that starts the worker box. The checks process runs it for each box it starts, with
-    a socket to the box's first process (tools/grade_box.cpp, which starts a fresh worker for each
+    a socket to the box's first process (grading/native/box.cpp, which starts a fresh worker for each
     check and loads the no-fork filter into each) on fd 3: it joins the cgroups the check's step
     made (named in SCALEBOOK_BOX_CGROUPS, as root), then bwrap, with an empty environment, reads its
     options and the filter from files it opens afresh each time."""

@@ -125,7 +125,7 @@ class LocalCluster:
         host = socket.gethostname().split(".")[0]
         s = self.scratch
         self.conf.write_text("\n".join([
-            "# A single-node test cluster (tools/scalebook/slurm.py LocalCluster).",
+            "# A single-node test cluster (tools/scalebook/grading/slurm_local.py LocalCluster).",
             "ClusterName=scalebook",
             f"SlurmctldHost={host}(127.0.0.1)",
             f"SlurmctldPort={_free_port()}",
