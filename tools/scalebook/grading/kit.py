@@ -73,13 +73,15 @@ def compile_native(build_dir: Path, fallback: Path, name: str) -> Path:
     if not binary.exists():
         # Linked statically where the C++ library's archive is installed: CTest starts the step once
         # per check, and a static one starts in two thirds of the time (no shared libraries to load).
-        flags = ["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", f"{binary}.part", str(source)]
+        # A name of this process's own: two grading runs may compile the same new version at once.
+        partial = f"{binary}.{os.getpid()}.part"
+        flags = ["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", partial, str(source)]
         built = run_quietly([*flags, "-static"])
         if built.returncode != 0:
             built = run_quietly(flags)
         if built.returncode != 0:
             raise GradingError(f"compiling {source.relative_to(ROOT)} failed:\n" + built.stdout[-3000:])
-        Path(f"{binary}.part").replace(binary)
+        Path(partial).replace(binary)
     return binary
 
 
