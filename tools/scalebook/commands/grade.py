@@ -10,7 +10,7 @@ labelled `alice`, `ch04` and `ex4.2`), each submission's compile and link steps 
 checks require, and then runs it with ctest, one submission after another (--jobs at once). The
 verdict never comes from the submission's process: this tree's checks run in a trusted process
 (chNN_checks_remote, never linked with student code) and call the student's functions in a worker
-that is compiled, linked and run in bubblewrap boxes (tools/scalebook/sandbox.py). From CTest's
+that is compiled, linked and run in bubblewrap boxes (tools/scalebook/grading/sandbox.py). From CTest's
 results it writes DIR/NAME/report.json and DIR/NAME/junit.xml as each submission finishes, and
 DIR/grades.csv after each one, so that a stopped run keeps what it graded and --resume goes on.
 Afterwards `ctest --test-dir DIR -R 'alice/.*4\\.2' --output-on-failure` re-runs one check.
@@ -21,11 +21,9 @@ import argparse
 import os
 import shutil
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
-from ..config import GRADING_BUILD, ROOT, STAMP
+from ..config import GRADING_BUILD, Settings, commit
 from ..course import UsageError, all_chapters, resolve_chapter
 from ..files import read_json
 from ..grading import sandbox
@@ -36,7 +34,6 @@ from ..grading.kit import assemble_kit, build_kit
 from ..grading.report import refused_report, write_report
 from ..grading.roster import read_roster
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
-from ..grading.settings import Settings
 from ..grading.supervise import CHILDREN, log
 from ..grading.tree import write_submission_tests, write_tree
 from ..loop import packages
@@ -219,15 +216,11 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--merge":  # the Slurm merge job
         return run_merge(Path(argv[1]))
     instructors_only("grading")
-    packages.ensure(STAMP)
+    packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, CHILDREN.stop)
-    try:
-        sandbox.check_available()
-    except sandbox.SandboxUnavailable as error:
-        print(f"grade: {error}", file=sys.stderr)
-        return 2
+    sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
     (out_dir / "ctest").mkdir(parents=True, exist_ok=True)
@@ -250,15 +243,3 @@ def main(argv: list[str]) -> int:
         log(line)
     return status
 
-
-def commit() -> str:
-    """This tree's commit, which every report names: git's, or for a copy without .git (Gradescope's
-    autograder) what its COMMIT file says."""
-    try:
-        found = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                               text=True).stdout.strip()
-    except OSError:  # no git installed
-        found = ""
-    if not found and (ROOT / "COMMIT").is_file():
-        found = safe_text((ROOT / "COMMIT").read_text(), 80)
-    return found or "unknown"

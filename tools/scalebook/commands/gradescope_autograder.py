@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..course import UsageError, all_chapters, resolve_chapter
 from ..grading.autograder import write_zip
-from ..grading.settings import Settings
+from ..config import Settings
 from ..loop.setup import instructors_only
 
 

@@ -30,9 +30,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-from ..config import ROOT
+from ..config import ROOT, packages_for
 from ..course import Chapter, all_chapters
-from ..loop.packages import PACKAGES
+
 from .intake import SOURCE_LIMIT
 
 HOME = Path("/autograder")
@@ -97,7 +97,7 @@ def write_zip(target: Path, chapters: list[Chapter], limits: dict[str, int], roo
     """Writes the autograder zip at TARGET; returns its config: the chapters, LIMITS (grade's limit
     options, by Settings field), this tree's commit."""
     config = {"chapters": [c.folder for c in chapters], "limits": dict(limits), "commit": tree_commit(root)}
-    members = {"setup.sh": (SETUP.format(packages=" ".join(PACKAGES), needed=CMAKE_NEEDED).encode(), True),
+    members = {"setup.sh": (SETUP.format(packages=" ".join(packages_for("grade")), needed=CMAKE_NEEDED).encode(), True),
                "run_autograder": (RUN.encode(), True),
                CONFIG: ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), False),
                "COMMIT": ((config["commit"] + "\n").encode(), False)}

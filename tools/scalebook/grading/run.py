@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..config import ROOT, TOOLS
 from ..course import Chapter, all_chapters
+from ..errors import SlurmError
 from ..files import read_json, write_json
 from ..verdicts import safe_text
 from .export import write_requested
@@ -24,7 +25,7 @@ from .supervise import CHILDREN, log
 
 
 def pages_module():
-    """tools/scalebook/pages.py (the feedback and class pages), where this tree has it."""
+    """grading/pages.py (the feedback and class pages), where this tree has it."""
     try:
         from . import pages
     except ImportError:
@@ -118,8 +119,7 @@ def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
     from . import slurm
     reason = slurm.available(cluster=False)
     if reason:
-        print(f"grade: --slurm: {reason}", file=sys.stderr)
-        return 2
+        raise SlurmError(f"--slurm: {reason}")
     env = dict(os.environ)
     python = [sys.executable, str(TOOLS / "workbook.py"), "grade"]
     if not todo:

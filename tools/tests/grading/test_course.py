@@ -24,7 +24,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from scalebook.loop.packages import PACKAGES
+from scalebook.config import packages_for
 from tests.grading import lms_formats
 from tests.grading.test_collect import CH4, FILES, Repository, git, version
 from tests.harness import ROOT, expect, finish
@@ -266,7 +266,7 @@ def autograder(base: Path) -> None:
     done = box(layout, fake_bin, "/autograder/source/setup.sh")
     expect(done.returncode == 0, f"setup.sh builds the image's kit and grades the stubs ({done.returncode})")
     installs = [line.split() for line in (layout / "apt-get.txt").read_text().splitlines() if line.startswith("install")]
-    expect(len(installs) == 1 and set(installs[0][3:]) == set(PACKAGES),
+    expect(len(installs) == 1 and set(installs[0][3:]) == set(packages_for("grade")),
            f"setup.sh installs from apt exactly the packages grading checks for: {installs}")
     # A student who uploads the files alone, then one who hands in a copy of the workbook with the stubs.
     for kind, files, score in (("loose files", solutions("gradescope"), "full"), ("whole copy", version("stubs"), "zero")):
