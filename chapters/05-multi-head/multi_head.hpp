@@ -1,7 +1,6 @@
 // Chapter 5 contract — multi-head attention and concatenation.
-// Students implement these in exercises/05-multi-head/ex1_linear.cpp to
-// ex6_multi_head_fused.cpp, one file per exercise; the reference is in
-// solutions/05-multi-head/.
+// Students implement these in exercises/05-multi-head/ex1_linear.cpp to ex6_multi_head_fused.cpp,
+// one file per exercise (the instructor's copy of the workbook holds a reference implementation).
 //
 // Layout: the one of PyTorch's nn.MultiheadAttention, so that every number can be checked against
 // PyTorch (the checks do, with fixtures written by tools/maintainer/fixtures/ch05_torch_fixtures.py).

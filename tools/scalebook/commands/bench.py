@@ -6,16 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..config import BENCH_RUNNERS, EDITION, REFERENCE_BUILD, ROOT, STAMP, STATE, STUDENT_BUILD
+from ..config import BENCH_RUNNERS, is_edition, REFERENCE_BUILD, ROOT, STATE, STUDENT_BUILD
 from ..course import Chapter, UsageError, all_chapters, resolve_chapter
 from ..errors import BuildError
 from .. import ui
 from ..loop import packages
 from ..loop.build import build, configure
 from ..loop.setup import student_setup
-
-
-BENCH_PACKAGES = ["libbenchmark-dev"]  # Google Benchmark, for chapter 7's
 
 
 def arguments(parser) -> None:
@@ -28,9 +25,9 @@ def run(args) -> int:
     where a chapter has one, runs it and its PyTorch peer side by side. In the maintainers' tree it
     times the reference (the reference build); in the student edition, the student's own code."""
     chapter = resolve_chapter(args.chapter)
-    if EDITION.exists():
+    if is_edition():
         return student_bench(chapter, args.bench_args)
-    packages.ensure(STAMP, BENCH_PACKAGES)
+    packages.ensure("bench")
     configure("reference", REFERENCE_BUILD, REFERENCE_BUILD / "workbook")
     return run_bench(chapter, REFERENCE_BUILD, REFERENCE_BUILD / "workbook", "reference", args.bench_args)
 
@@ -46,17 +43,13 @@ def run_bench(chapter: Chapter, build_dir: Path, log_dir: Path, whose: str, benc
     if code != 0:
         if "unknown target" in output:
             raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
-                             f"{', '.join(str(c.number) for c in all_chapters() if has_bench(c))})")
+                             f"{', '.join(str(c.number) for c in all_chapters() if c.bench)})")
         raise BuildError(f"{target} did not build:\n{output[-3000:]}")
     binary = build_dir / "chapters" / chapter.folder / target
     script = BENCH_RUNNERS / f"{chapter.target}.py"
     command = ([sys.executable, str(script), "--bench", str(binary), "--whose", whose]
                if script.exists() else [str(binary)])
     return subprocess.run([*command, *bench_args], stdin=subprocess.DEVNULL).returncode
-
-
-def has_bench(chapter: Chapter) -> bool:
-    return "_bench" in (ROOT / "chapters" / chapter.folder / "CMakeLists.txt").read_text()
 
 
 def release_figures(chapter: Chapter) -> Path:
@@ -68,10 +61,10 @@ def student_bench(chapter: Chapter, bench_args: list[str]) -> int:
     """The edition's benchmark: first what the reference printed at release, labelled as such, then
     the same benchmark on this machine with the student's code (chapter 7: their 7.6 against their
     4.3; chapter 2: the K-fold trained with their 2.1 to 2.4), which it says before it builds."""
-    if not has_bench(chapter):
+    if not chapter.bench:
         raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
-                         f"{', '.join(str(c.number) for c in all_chapters() if has_bench(c))})")
-    packages.ensure(STAMP, BENCH_PACKAGES)
+                         f"{', '.join(str(c.number) for c in all_chapters() if c.bench)})")
+    packages.ensure("bench")
     figures = release_figures(chapter)
     if figures.exists():
         ui.say(ui.bold("Measured at release, with the reference solution, on the instructor's machine:"))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import math
-import os
 import re
 import shutil
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import sandbox
-from ..files import read_json, write_json
+from ..files import atomic_copy, read_json, write_json
 from .compile_errors import first_error
 from .kitpaths import KIT
 
@@ -130,8 +129,7 @@ def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Pa
     cache.mkdir(mode=0o700, exist_ok=True)
     if result["status"] != "timed_out":  # a budget's time-out depends on the rest of the submission
         if result["status"] == "compiled":
-            shutil.copyfile(obj, cache / f"{key}.o.part{os.getpid()}")
-            os.replace(cache / f"{key}.o.part{os.getpid()}", cache / f"{key}.o")
+            atomic_copy(obj, cache / f"{key}.o")
         write_json(cache / f"{key}.json", result)
     return result
 

@@ -6,14 +6,14 @@ file that does not link), so that a broken exercise costs only itself.
 """
 from __future__ import annotations
 
-import os
-import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import sandbox
-from ..files import read_json, write_json
+from ..files import atomic_copy, read_json, write_json
+from .. import isolate
+from ..config import TOOL_SECONDS
 from ..linking import link_message, unlinked_calls
 from ..verdicts import safe_text
 from .kitpaths import KIT
@@ -27,7 +27,7 @@ def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, k
     """ARGV in a box that sees the objects in OUT at /out and BINDS (host path, box path; read-only),
     all from a staging folder of neutral name; RESULTS: the files the box writes to /out, moved
     into OUT afterwards (read bounded, never through a link)."""
-    limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=60))
+    limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=TOOL_SECONDS))
     with sandbox.Staging() as staging:
         folder = staging.folder("out")
         for path in sorted(out.glob("*.o")):
@@ -39,7 +39,7 @@ def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, k
         command = sandbox.write_arguments(args_file, sandbox.box_arguments(box_binds, argv, limits))
         cgroups = sandbox.Cgroups(limits)
         try:
-            code, output = sandbox.run(args_file, command, limits, 60, cgroups, keep=keep, head=head)
+            code, output = sandbox.run(args_file, command, limits, TOOL_SECONDS, cgroups, keep=keep, head=head)
         finally:
             cgroups.close()
         for result in results:
@@ -71,21 +71,12 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
     return boxed_tool(step, out, "link", argv, binds, results=("worker",))
 
 
-def symbols(step: Step, out: Path, sources: list[str]) -> dict[str, tuple[set[str], set[str]]]:
-    """{source: (strong symbols it defines, symbols it needs)}, demangled, read by nm in a box."""
+def symbols(step: Step, out: Path, exercises: dict[str, dict], compiled: list[str]) -> dict[str, tuple[set[str], set[str]]]:
+    """{exercise: (strong symbols its file defines, symbols it needs)}, demangled, read by nm in a box."""
+    sources = [exercises[e]["source"] for e in compiled]
     code, text = boxed_tool(step, out, "nm", ["/usr/bin/nm", "-C", "-A", "-g", *[f"/out/{s}.o" for s in sources]], [],
                             keep=64 << 20, head=0)
-    found = {s: (set(), set()) for s in sources}
-    for line in text.splitlines():
-        match = re.match(r"^/out/(.+?)\.o:(?:[0-9a-f]+)?\s+([A-Za-z])\s+(.*)$", line)
-        if not match or match.group(1) not in found:
-            continue
-        kind, symbol = match.group(2), match.group(3)
-        if kind == "U":
-            found[match.group(1)][1].add(symbol)
-        elif kind in "TDBRGS" and not symbol.startswith(("typeinfo", "vtable", "guard variable")):
-            found[match.group(1)][0].add(symbol)
-    return found
+    return isolate.read_symbols(text.splitlines(), {f"/out/{exercises[e]['source']}.o": e for e in compiled})
 
 
 def still_compiled(exercises: dict[str, dict], among: list[str]) -> list[str]:
@@ -94,36 +85,23 @@ def still_compiled(exercises: dict[str, dict], among: list[str]) -> list[str]:
 
 def mark_duplicates(exercises: dict[str, dict], compiled: list[str], table: dict, shown: dict[str, str]) -> None:
     """Two files that define the same symbol cost those two exercises only (the rest is linked)."""
-    owners: dict[str, list[str]] = {}
-    for exercise in compiled:
-        for symbol in table[exercises[exercise]["source"]][0]:
-            owners.setdefault(symbol, []).append(exercise)
-    for symbol, who in sorted(owners.items()):
-        if len(who) < 2:
-            continue
-        first, second = who[0], who[1]
-        message = (f"{first} and {second} both define {safe_text(symbol, 200)} ({shown[first]} and "
-                   f"{shown[second]}): make it static, or put it in an unnamed namespace, in each file")
-        for exercise in (first, second):
-            if exercises[exercise]["status"] == "compiled":
-                exercises[exercise] = dict(exercises[exercise], status="compile_error", message=message)
+    for exercise, sentence in isolate.duplicates(compiled, table, shown, lambda s: safe_text(s, 200)).items():
+        if exercises[exercise]["status"] == "compiled":
+            exercises[exercise] = dict(exercises[exercise], status="compile_error", message=sentence)
 
 
 def mark_calls_into_unlinked(exercises: dict[str, dict], compiled: list[str], table: dict,
                              functions: dict[str, list[str]]) -> None:
     """An exercise whose file calls a contract function of one that is not linked cannot run.
     FUNCTIONS: exercise id -> its contract functions."""
+    broken = [e for e in exercises if e not in compiled]
     for exercise in compiled:
-        needed = table[exercises[exercise]["source"]][1]
-        for other, result in exercises.items():
-            if other == exercise or other in compiled:
-                continue
-            if any(re.search(rf"\bscalebook::ch\d+::{re.escape(n)}\(", s) for n in functions.get(other, [])
-                   for s in needed):
-                why = "does not compile" if result["status"] in ("compile_error", "compiled") else "was not compiled"
-                exercises[exercise] = dict(exercises[exercise], status="not_run",
-                                           message=f"not run: {other} {why} \u2014 {result.get('message', '')}")
-                break
+        callees = isolate.blocked(exercise, table[exercise][1], broken, functions)
+        if callees:
+            other, result = callees[0], exercises[callees[0]]
+            why = "does not compile" if result["status"] in ("compile_error", "compiled") else "was not compiled"
+            exercises[exercise] = dict(exercises[exercise], status="not_run",
+                                       message=f"not run: {other} {why} \u2014 {result.get('message', '')}")
 
 
 def link_each_alone(step: Step, chapter: str, out: Path, exercises: dict[str, dict], compiled: list[str],
@@ -154,7 +132,7 @@ def link_worker(step: Step, chapter: str, out: Path, exercises: dict[str, dict])
     worker's link error, if any."""
     compiled = still_compiled(exercises, list(exercises))
     shown = {e: f"exercises/{chapter}/{exercises[e]['source']}" for e in exercises}
-    table = symbols(step, out, [exercises[e]["source"] for e in compiled]) if compiled else {}
+    table = symbols(step, out, exercises, compiled) if compiled else {}
     mark_duplicates(exercises, compiled, table, shown)
     compiled = still_compiled(exercises, compiled)
     info = step.kit["chapters"][chapter]
@@ -190,8 +168,7 @@ def link_once(step: Step, chapter: str, out: Path, exercises: dict[str, dict], c
         return linked_before["link_error"], True
     link_error = link_worker(step, chapter, out, exercises)
     if (out / "worker").exists() and link_error is None:
-        shutil.copy2(out / "worker", cache / f"{key}.worker.part{os.getpid()}")
-        os.replace(cache / f"{key}.worker.part{os.getpid()}", cache / f"{key}.worker")
+        atomic_copy(out / "worker", cache / f"{key}.worker")
     write_json(cache / f"{key}.json", {"link_error": link_error, "exercises": {
         e: {k: v for k, v in r.items() if k != "cached"} for e, r in exercises.items()}})
     return link_error, False

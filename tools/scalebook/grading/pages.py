@@ -25,9 +25,7 @@ import datetime
 import functools
 import hashlib
 import math
-import os
 import re
-import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
@@ -37,17 +35,17 @@ try:
 except ImportError:  # named when a page is written (PagesError)
     jinja2 = None
 
+from .. import config
+from ..errors import PagesError
+from ..files import atomic_write
 from ..config import ROOT
 from ..course import Chapter, all_chapters, hints_of
+from ..verdicts import STATUSES
 from .visible import NAME_CHARS, _as_text, _code_spans, visible, visible_plain
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-STATUSES = ("passed", "failed", "crashed", "timed_out", "compile_error", "not_run")
 
 
-class PagesError(Exception):
-    """A page could not be written: Jinja2 is missing, or a report is not shaped like report.json.
-    The message names the function and what was wrong."""
 
 
 # --- the instructor's side: chapters, exercises, hints ---------------------------------------
@@ -69,9 +67,7 @@ def make_context(root: Path = ROOT, chapters: list[Chapter] | None = None,
     the date, and per chapter its exercises with each one's function and hints."""
     chapters = chapters if chapters is not None else all_chapters(root)
     if commit is None:
-        result = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True)
-        commit = result.stdout.strip() if result.returncode == 0 else "unknown"
+        commit = config.commit(root)
     date = date or datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     listed = []
     for chapter in chapters:
@@ -255,9 +251,7 @@ def _asset(name: str) -> tuple["Markup", str]:
 def _write(path: Path, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
-    partial.write_text(text, encoding="utf-8")  # strict: the pages hold no lone surrogate
-    os.replace(partial, path)  # complete or absent, never half written
+    atomic_write(path, text)  # strict UTF-8: the pages hold no lone surrogate
 
 
 def _page_basics(report_or_context: dict, context: dict) -> dict:

@@ -15,8 +15,10 @@ from pathlib import Path
 
 from ..config import ROOT, TOOLS
 from ..course import Chapter, all_chapters
+from ..errors import SlurmError
 from ..files import read_json, write_json
 from ..verdicts import safe_text
+from .export import write_requested
 from .export.grades_csv import write_csv
 from .report import grade, refused_report, summary_line, write_report
 from .supervise import CHILDREN, log
@@ -24,7 +26,7 @@ from .tree import reports_folder
 
 
 def pages_module():
-    """tools/scalebook/pages.py (the feedback and class pages), where this tree has it."""
+    """grading/pages.py (the feedback and class pages), where this tree has it."""
     try:
         from . import pages
     except ImportError:
@@ -87,7 +89,7 @@ def run_task(out_dir: Path, names: list[str]) -> int:
         entry = plan.submissions[name]
         try:
             report = grade(name, plan.tree, out_dir, kit, plan.chapters, entry["sources"], entry["refused_files"],
-                           plan.commit, {})
+                           plan.commit, {}, collected=entry.get("collected"))
         except Exception as error:
             failures += 1
             report = refused_report(name, f"grading failed: {error}", sum(c["points"] for c in kit["checks"].values()),
@@ -105,6 +107,8 @@ def run_merge(out_dir: Path) -> int:
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
     write_pages(reports, out_dir, plan.chapters, plan.commit, [])
+    for line in write_requested(out_dir, reports, plan.chapters):
+        log(line)
     missing = [n for n in plan.submissions if read_json(reports_folder(out_dir, n) / "report.json") is None]
     log(f"merged {len(reports)} reports into {out_dir / 'grades.csv'}" +
         (f"; no report for {', '.join(missing)} (run again with --resume)" if missing else ""))
@@ -126,8 +130,7 @@ def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
     from . import slurm
     reason = slurm.available(cluster=False)
     if reason:
-        print(f"grade: --slurm: {reason}", file=sys.stderr)
-        return 2
+        raise SlurmError(f"--slurm: {reason}")
     env = dict(os.environ)
     python = [sys.executable, str(TOOLS / "workbook.py"), "grade"]
     if not todo:
@@ -157,7 +160,8 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
     parallel = max(1, len(os.sched_getaffinity(0)) // max(1, min(jobs, len(todo))))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(grade, name, plan.tree, out_dir, kit, chapters, plan.submissions[name]["sources"],
-                               plan.submissions[name]["refused_files"], commit, hints, parallel): name
+                               plan.submissions[name]["refused_files"], commit, hints, parallel,
+                               collected=plan.submissions[name].get("collected")): name
                    for name in todo}
         for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             name = futures[future]

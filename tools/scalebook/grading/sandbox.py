@@ -36,8 +36,10 @@ import subprocess
 import tempfile
 import time
 import uuid
-from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from ..config import Limits  # noqa: F401 (sandbox.Limits, as the steps name it)
+from ..errors import SandboxError
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu")
@@ -48,22 +50,7 @@ ARGS_FD, SECCOMP_FD = 5, 6  # the worker's pipes are 3 and 4 (lib/remote/client.
 WORKER_FD, LAUNCHER_FD = 7, 8  # the files a worker box copies in (--ro-bind-data)
 
 
-class SandboxUnavailable(Exception):
-    """No bubblewrap, no user namespaces or no seccomp module: grading refuses to run unboxed."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one box may use. Instructors change them with ./workbook grade's options."""
-    cpu_seconds: int = 5          # CPU time per process (a compile's: compile_seconds)
-    memory_mb: int = 2048         # address space per process
-    box_memory_mb: int = 3072     # the whole box's memory, tmpfs included (cgroup, as root)
-    processes: int = 64           # processes in one box
-    file_mb: int = 64             # largest file a process may write
-    tmp_mb: int = 64              # the box's private /tmp (tmpfs)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
+SandboxUnavailable = SandboxError  # no bubblewrap, user namespaces or seccomp: grading refuses
 
 
 def check_available() -> None:
@@ -131,8 +118,8 @@ def cgroups_possible() -> bool:
 
 class Cgroups:
     """One box's cgroups (v1), when the grader may make them (root): memory (tmpfs included), pids,
-    and one CPU's worth of time. Processes join with join_lines() in a launcher or enter() as a
-    preexec_fn; close() kills whatever is left and removes them."""
+    and one CPU's worth of time. Processes join with enter() as a preexec_fn; close() kills
+    whatever is left and removes them."""
 
     def __init__(self, limits: Limits):
         self.groups: list[Path] = []
@@ -153,13 +140,6 @@ class Cgroups:
                 self.close()
                 self.groups = []
                 return
-
-    @property
-    def whole_box(self) -> bool:
-        return len(self.groups) == len(CONTROLLERS)
-
-    def join_lines(self) -> str:
-        return "".join(f"echo $$ > {group}/cgroup.procs || exit 125\n" for group in self.groups)
 
     def enter(self) -> None:
         for group in self.groups:
@@ -406,7 +386,7 @@ class Staging:
 def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccomp_file: Path,
                     limits: Limits, data: dict[int, Path] | None = None) -> None:
     """A script that starts the worker box. The checks process runs it for each box it starts, with
-    a socket to the box's first process (tools/grade_box.cpp, which starts a fresh worker for each
+    a socket to the box's first process (grading/native/box.cpp, which starts a fresh worker for each
     check and loads the no-fork filter into each) on fd 3: it joins the cgroups the check's step
     made (named in SCALEBOOK_BOX_CGROUPS, as root), then bwrap, with an empty environment, reads its
     options and the filter from files it opens afresh each time."""

@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 
 from . import sandbox
+from ..config import Settings
 from ..files import read_json, write_json
 from .compile import compile_one
 from .kitpaths import KIT
 from .ledger import Ledger
 from .link import link_once
-from .settings import Settings
 
 
 class Step:

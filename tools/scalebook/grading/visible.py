@@ -7,27 +7,32 @@ from __future__ import annotations
 
 import re
 
+from ..verdicts import UNSAFE, escape_code
+
 try:
     from markupsafe import Markup, escape
 except ImportError:  # the pages name what is missing (pages.PagesError)
     Markup = escape = None
-
-from ..verdicts import escape_code, shown_as_escape
 
 MESSAGE_CHARS = 4000   # a message longer than this is cut (a compiler's first error fits easily)
 MESSAGE_LINES = 60
 NAME_CHARS = 200       # submission names, file names, check names
 
 
-# Every character that might be shown as an escape; _shown_as_escape decides (printable ASCII,
-# newline and tab never are).
+# Every character that might be shown as an escape (printable ASCII, newline and tab never are);
+# which are is verdicts.py's one rule for text from a submission.
 CANDIDATES = re.compile(r"[^\n\t\x20-\x7e]")
 
 
-# Which characters are shown as escapes, and how: the one rule for a submission's text
-# (scalebook/verdicts.py), shared by the reports, the pages and the terminal.
-_shown_as_escape = shown_as_escape
-_escape_code = escape_code
+def _shown_as_escape(char: str) -> bool:
+    return UNSAFE.match(char) is not None
+
+
+def _escape_code(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by Python's surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    return escape_code(code)
 
 
 def _as_text(value) -> str:

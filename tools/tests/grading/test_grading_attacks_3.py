@@ -507,8 +507,14 @@ def text_rule(base: Path) -> None:
     def c_rule(data: bytes, one_line: bool) -> str | None:
         if binary is None:
             return None
-        result = subprocess.run([str(binary), "escape", "1" if one_line else "0"], input=data, capture_output=True)
-        return result.stdout.decode() if result.returncode == 0 else None
+        # grade_check's "safe" mode: records "LIMIT ONE_LINE LENGTH\n" and the bytes, each answered
+        # with "LENGTH\n" and the safe text.
+        record = f"{10 ** 8} {1 if one_line else 0} {len(data)}\n".encode() + data
+        result = subprocess.run([str(binary), "safe"], input=record, capture_output=True)
+        if result.returncode != 0:
+            return None
+        length, _, text = result.stdout.partition(b"\n")
+        return text[:int(length)].decode() if length.isdigit() else None
 
     for one_line in (True, False):
         python = safe_text(HOSTILE, 10 ** 6, one_line=one_line)
@@ -520,10 +526,16 @@ def text_rule(base: Path) -> None:
            safe_text(HOSTILE.replace(b"\r", b""), 10 ** 6, one_line=False).replace("\n", " ").replace("\t", " "),
            "text: the pages show the same escapes")
     shown = safe_text(HOSTILE, 10 ** 6)
-    for char, escape in (("\u200b", "\\u200b"), ("\u200e", "\\u200e"), ("\u2066", "\\u2066"), ("\u2028", "\\u2028"),
+    for char, escape in (("\u200b", "\\u200b"), ("\u200e", "\\u200e"), ("\u2066", "\\u2066"),
                          ("\ufeff", "\\ufeff"), ("\u00ad", "\\xad"), ("\U000e0041", "\\U000e0041"), ("\x1b", "\\x1b"),
-                         ("\x85", "\\x85"), ("\u202e", "\\u202e"), ("\u061c", "\\u061c")):
+                         ("\u202e", "\\u202e"), ("\u061c", "\\u061c")):
         expect(char not in shown and escape in shown, f"text: U+{ord(char):04X} is shown as {escape}")
+    # NEL and the line separator are white space to the one-line rule: collapsed, never raw; kept on
+    # many lines as escapes.
+    many = safe_text(HOSTILE, 10 ** 6, one_line=False)
+    for char, escape in (("\x85", "\\x85"), ("\u2028", "\\u2028")):
+        expect(char not in shown and char not in many and escape in many,
+               f"text: U+{ord(char):04X} never reaches a report raw")
     expect("\\xff\\xfe" in shown and "\\xed\\xa0\\x80" in shown and "\\xe2\\x82A" in shown,
            "text: bytes that are not UTF-8 are shown as \\xNN")
     expect("\n" not in shown and "\r" not in shown and "two tab end" in shown, "text: one line, white space collapsed")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/scalebook/pages.py without a browser: the feedback and class pages of a hostile class
+"""tools/scalebook/grading/pages.py without a browser: the feedback and class pages of a hostile class
 (tools/tests/hostile_reports.py), read back with html.parser.
 
   - no script but the class page's own, no event handler, no element or attribute a report's text

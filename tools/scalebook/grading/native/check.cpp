@@ -1,16 +1,20 @@
-// The step CTest runs for every (submission, check) pair of a grading tree (tools/grade.py writes
-// the tree and compiles this file into its kit; tools/grade_step.py does the compile steps):
+// The step CTest runs for every (submission, check) pair of a grading tree (grading/tree.py writes
+// the tree, grading/kit.py compiles this file into its kit; grading/step.py does the compile steps):
 //
 //   grade_check start SUBMISSION
 //       resets the submission's budgets for this ctest run (a fixture every test requires)
 //   grade_check check SUBMISSION CHAPTER KEY NAME EXERCISE CHECKS_BINARY
 //       runs the check NAME of the trusted checks process CHECKS_BINARY against the chapter's
 //       worker (SUBMISSION/build/CHAPTER/worker.sh), in a box of its own; exit status 0 iff passed
+//   grade_check safe
+//       the text rule alone (safe() below), for its test: records "LIMIT ONE_LINE LENGTH\n" and
+//       LENGTH bytes on standard input, each answered with "LENGTH\n" and the safe text
 //
 // Limits come from the kit's settings.env (this binary is KIT/bin/grade_check). The verdict is written to
 // SUBMISSION/results/KEY.tsv ("STATUS<TAB>MESSAGE") and printed, its first line the status and
-// message, made safe for a terminal (control characters, invalid UTF-8 and bidirectional
-// overrides shown as \xNN or \uNNNN). The status comes from the trusted process's results file
+// message, made safe for a terminal by safe() below (control characters, invalid UTF-8, format
+// characters such as bidirectional overrides shown as \xNN, \uNNNN or \UNNNNNNNN). The status
+// comes from the trusted process's results file
 // (its status field, never its message) or from this step (a compile error, a budget, the check's
 // wall-clock limit). Written in C++ because it runs once per check: a Python step cost four
 // times the check itself.
@@ -30,7 +34,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -92,60 +95,47 @@ std::map<std::string, std::string> read_settings(const std::string& path) {
   return settings;
 }
 
-// Hostile bytes made safe to print and store (one rule with tools/scalebook/grading.py's
-// safe_text and the pages', tested on the same bytes): every character of Unicode's categories Cc,
-// Cf, Cs, Zl and Zp (controls, format characters such as zero-width spaces and bidirectional
-// marks, surrogates, line and paragraph separators) and the noncharacters U+FFFE and U+FFFF as a
-// visible escape (\xNN below U+0100, \uNNNN, \UNNNNNNNN), every byte that is not UTF-8 as \xNN;
-// tab and newline kept (ONE_LINE: each run of spaces, tabs, newlines and carriage returns is one
-// space, none at either end), a carriage return otherwise as \x0d. Cut after LIMIT bytes ("...").
-// The ranges are Unicode 14's (Debian's Python 3.11 has the same), from unicodedata.category.
-constexpr unsigned kEscaped[][2] = {
-    {0x0, 0x1f}, {0x7f, 0x9f}, {0xad, 0xad}, {0x600, 0x605}, {0x61c, 0x61c}, {0x6dd, 0x6dd},
-    {0x70f, 0x70f}, {0x890, 0x891}, {0x8e2, 0x8e2}, {0x180e, 0x180e}, {0x200b, 0x200f},
-    {0x2028, 0x202e}, {0x2060, 0x2064}, {0x2066, 0x206f}, {0xd800, 0xdfff}, {0xfeff, 0xfeff},
-    {0xfff9, 0xfffb}, {0xfffe, 0xffff}, {0x110bd, 0x110bd}, {0x110cd, 0x110cd}, {0x13430, 0x13438},
-    {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f}};
+// Hostile bytes made safe to print and store: the one rule of scalebook/verdicts.py's safe_text,
+// which says why, written again here for speed (tests/unit/test_safe_text.py gives both the same
+// bytes and wants the same text). Decode UTF-8, an invalid byte as the text \xNN; on one line, runs
+// of whitespace as one space, none at either end; the unsafe characters as \xNN, \uNNNN or
+// \UNNNNNNNN; cut to LIMIT characters, the last three "...".
+constexpr char32_t kUnsafe[][2] = {
+    {0x00, 0x08}, {0x0B, 0x1F}, {0x7F, 0x9F}, {0xAD, 0xAD}, {0x600, 0x605}, {0x61C, 0x61C},
+    {0x6DD, 0x6DD}, {0x70F, 0x70F}, {0x890, 0x891}, {0x8E2, 0x8E2}, {0x180E, 0x180E},
+    {0x200B, 0x200F}, {0x2028, 0x202E}, {0x2060, 0x2064}, {0x2066, 0x206F}, {0xD800, 0xDFFF},
+    {0xFEFF, 0xFEFF}, {0xFFF9, 0xFFFB}, {0xFFFE, 0xFFFF}, {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+    {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+    {0xE0020, 0xE007F}};
+constexpr char32_t kWhitespace[] = {0x09,   0x0A,   0x0B,   0x0C,   0x0D,   0x1C,   0x1D,   0x1E,
+                                    0x1F,   0x20,   0x85,   0xA0,   0x1680, 0x2000, 0x2001, 0x2002,
+                                    0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
+                                    0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
 
-bool escaped(unsigned code) {
-  for (const auto& range : kEscaped)
-    if (code >= range[0] && code <= range[1]) return true;
+bool unsafe_char(char32_t c) {
+  for (const auto& range : kUnsafe)
+    if (c >= range[0] && c <= range[1]) return true;
   return false;
 }
 
-std::string safe(const std::string& text, std::size_t limit, bool one_line) {
-  std::string out;
-  char escape[16];
-  bool space = false;  // ONE_LINE: a run of white space seen, not written yet
-  for (std::size_t i = 0; i < text.size() && out.size() < limit;) {
+bool space_char(char32_t c) {
+  for (char32_t w : kWhitespace)
+    if (c == w) return true;
+  return false;
+}
+
+void append_ascii(std::u32string& out, const char* text) {
+  for (; *text; ++text) out += static_cast<char32_t>(static_cast<unsigned char>(*text));
+}
+
+// UTF-8 to code points as Python's decoder with errors="backslashreplace" reads them.
+std::u32string decode(const std::string& text) {
+  std::u32string out;
+  char escape[8];
+  for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (one_line && (c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
-      space = true;
-      ++i;
-      continue;
-    }
-    if (space) {
-      if (!out.empty()) out += ' ';
-      space = false;
-    }
-    if (c == '\n' || c == '\t') {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    if (c < 0x80) {
-      if (escaped(c)) {
-        std::snprintf(escape, sizeof escape, "\\x%02x", c);
-        out += escape;
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    // UTF-8: the sequence's length and its code point, or an invalid byte.
-    const int length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    unsigned code = length == 4 ? c & 0x07u : length == 3 ? c & 0x0fu : c & 0x1fu;
+    const int length = c < 0x80 ? 1 : c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    char32_t code = length == 1 ? c : length == 4 ? c & 0x07u : length == 3 ? c & 0x0fu : c & 0x1fu;
     bool valid = length > 0 && i + static_cast<std::size_t>(length) <= text.size();
     for (int k = 1; valid && k < length; ++k) {
       const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
@@ -157,19 +147,13 @@ std::string safe(const std::string& text, std::size_t limit, bool one_line) {
       valid = false;
     if (!valid) {
       std::snprintf(escape, sizeof escape, "\\x%02x", c);
-      out += escape;
+      append_ascii(out, escape);
       ++i;
       continue;
     }
-    if (escaped(code)) {
-      std::snprintf(escape, sizeof escape, code < 0x100 ? "\\x%02x" : code <= 0xffff ? "\\u%04x" : "\\U%08x", code);
-      out += escape;
-    } else {
-      out.append(text, i, static_cast<std::size_t>(length));
-    }
+    out += code;
     i += static_cast<std::size_t>(length);
   }
-  if (out.size() >= limit) out += "...";
   return out;
 }
 
@@ -182,6 +166,74 @@ std::string quoted(const std::string& text) {
     if (c == '\n') out += "| ";
   }
   return out;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xc0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xe0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  }
+}
+
+std::string safe(const std::string& text, std::size_t limit, bool one_line) {
+  const std::u32string chars = decode(text);
+  std::u32string shown;
+  char escape[16];
+  bool pending_space = false;
+  for (char32_t c : chars) {
+    if (one_line && space_char(c)) {
+      pending_space = !shown.empty();
+      continue;
+    }
+    if (pending_space) shown += U' ';
+    pending_space = false;
+    if (unsafe_char(c)) {
+      const unsigned code = static_cast<unsigned>(c);
+      std::snprintf(escape, sizeof escape, code < 0x100 ? "\\x%02x" : code <= 0xffff ? "\\u%04x" : "\\U%08x", code);
+      append_ascii(shown, escape);
+    } else {
+      shown += c;
+    }
+  }
+  if (shown.size() > limit) {
+    shown.resize(limit >= 3 ? limit - 3 : 0);
+    shown += U"...";
+  }
+  std::string out;
+  for (char32_t c : shown) append_utf8(out, c);
+  return out;
+}
+
+// The text rule for its test (tests/unit/test_safe_text.py): many texts through one process.
+int safe_records() {
+  std::ostringstream input;
+  input << std::cin.rdbuf();
+  const std::string all = input.str();
+  std::size_t at = 0;
+  while (at < all.size()) {
+    const std::size_t newline = all.find('\n', at);
+    if (newline == std::string::npos) return 2;
+    std::istringstream header(all.substr(at, newline - at));
+    std::size_t limit = 0, length = 0;
+    int one_line = 0;
+    if (!(header >> limit >> one_line >> length) || newline + 1 + length > all.size()) return 2;
+    const std::string text = safe(all.substr(newline + 1, length), limit, one_line == 1);
+    std::printf("%zu\n", text.size());
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    at = newline + 1 + length;
+  }
+  return 0;
 }
 
 // --- the submission's budget: seconds its checks spent in this ctest run ----------------------
@@ -200,7 +252,7 @@ double add_to_ledger(const std::string& ledger, const char* what, double seconds
   return spent[what];
 }
 
-// --- the box's cgroups, as root (see tools/scalebook/sandbox.py) ------------------------------
+// --- the box's cgroups, as root (see grading/sandbox.py) ------------------------------
 
 struct Cgroups {
   std::vector<std::string> groups;
@@ -475,7 +527,7 @@ int check(const std::string& submission, const std::string& chapter, const std::
   const std::string results_dir = submission + "/results";
   std::remove((results_dir + "/" + key + ".tsv").c_str());
   const std::string build = submission + "/build/" + chapter;
-  // The exercise's compile verdict (tools/grade_step.py): "compiled" or "STATUS<TAB>safe message".
+  // The exercise's compile verdict (grading/step.py): "compiled" or "STATUS<TAB>safe message".
   const std::string built = read_file(build + "/" + exercise + ".status");
   if (built.empty()) return finish(submission, key, "", {"not_run", "not run: the chapter was not built"}, "");
   if (built.rfind("compiled", 0) != 0) {
@@ -548,12 +600,8 @@ int main(int argc, char** argv) {
   }
   if (what == "check" && argc == 8) return check(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
   if (what == "batch" && argc == 5) return batch(argv[2], argv[3], argv[4]);
-  if (what == "escape" && argc == 3) {  // the text rule on standard input (tools/tests test it)
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    std::fputs(safe(text, text.size() * 12 + 16, std::strcmp(argv[2], "1") == 0).c_str(), stdout);
-    return 0;
-  }
+  if (what == "safe" && argc == 2) return safe_records();
   std::fprintf(stderr, "usage: grade_check start SUBMISSION | batch SUBMISSION CHAPTER BINARY |\n"
-                       "                   check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY\n");
+                       "                   check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY | safe\n");
   return 2;
 }
