@@ -19,7 +19,7 @@ from . import sandbox
 from .export.junit import write_junit
 from .intake import fingerprint
 from .supervise import run_quietly
-from .tree import ctest_outcomes
+from .tree import ctest_outcomes, reports_folder, tests_folder
 
 
 def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
@@ -37,7 +37,7 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
     """Runs NAME's tests with ctest (PARALLEL at once: the cores no classmate is using) and writes
     its report from CTest's results (with COLLECTED, what `collect` recorded of it: its commit)."""
     start = time.monotonic()
-    folder = tree / name
+    folder = tests_folder(tree, name)
     junit = folder / "ctest-junit.xml"
     junit.unlink(missing_ok=True)
     shutil.rmtree(folder / "results", ignore_errors=True)
@@ -129,8 +129,8 @@ def sandbox_description() -> str:
 
 
 def write_report(report: dict, out_dir: Path) -> None:
-    target = out_dir / report["submission"]
-    target.mkdir(parents=True, exist_ok=True)
+    target = reports_folder(out_dir, report["submission"])
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_junit(report, target / "junit.xml")
     write_json(target / "report.json", report)
 
