@@ -36,12 +36,14 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scalebook.config import CHECK_TIMEOUT, ROOT
 from scalebook.course import resolve_chapter
 from scalebook.loop.run_checks import registered_checks, run_checks
+
+from .records import equivalent_list, record_run, recorded_row
 
 try:
     import clang.cindex as cindex
@@ -137,71 +139,6 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
     return out
 
 
-def equivalent_list(chapter_dir: Path) -> dict[str, str]:
-    path = chapter_dir / "bugzoo" / "equivalent.txt"
-    known: dict[str, str] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip() and not line.startswith("#"):
-                key, _, reason = line.partition("  #")
-                known[key.strip()] = reason.strip()
-    return known
-
-
-MUTANTS_HEADER = ("| run | mutants | stillborn | killed | equivalent | survivors |",
-                  "|-----|--------:|----------:|-------:|-----------:|----------:|")
-
-
-def recorded(chapter_dir: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """The rows of chapters/NN-topic/bugzoo/MUTANTS.md by label, and the lines listing each row's survivors."""
-    path = chapter_dir / "bugzoo" / "MUTANTS.md"
-    rows: dict[str, str] = {}
-    lists: dict[str, list[str]] = {}
-    if path.exists():
-        current = None
-        for line in path.read_text().splitlines():
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if line.startswith("| ") and line not in MUTANTS_HEADER and len(cells) == 6:
-                rows[cells[0]] = line
-            elif line.startswith("Survivors of "):
-                current = line[len("Survivors of "):].split(" (`")[0].rstrip(":")
-                lists[current] = [line]
-            elif current and line.startswith("- "):
-                lists[current].append(line)
-    return rows, lists
-
-
-def recorded_row(chapter_dir: Path, label: str) -> tuple[list[int], list[str]]:
-    """The figures of the row LABEL of MUTANTS.md and the keys of the survivors it lists."""
-    rows, lists = recorded(chapter_dir)
-    if label not in rows:
-        raise SystemExit(f"mutate.py: {chapter_dir.name}/bugzoo/MUTANTS.md has no row {label!r} to recheck "
-                         f"(its rows: {', '.join(rows) or 'none'})")
-    figures = [int(c.strip()) for c in rows[label].strip().strip("|").split("|")[1:]]
-    keys = [line.split("`")[1] for line in lists.get(label, [])[1:]]
-    return figures, keys
-
-
-def record_run(chapter_dir: Path, chapter_number: int, label: str, row: list[int], survivors: list[Mutant],
-               command: str) -> Path:
-    """Replace (or add) the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md with this run's figures."""
-    path = chapter_dir / "bugzoo" / "MUTANTS.md"
-    rows, lists = recorded(chapter_dir)
-    rows[label] = "| " + " | ".join([label, *map(str, row)]) + " |"
-    lists[label] = [f"Survivors of {label} (`{command}`):" if survivors else f"Survivors of {label} (`{command}`): none"]
-    lists[label] += [f"- `{m.key}` ({m.what})" for m in survivors]
-    text = [f"# Operator mutants of chapter {chapter_number}'s reference solutions", "",
-            "Written by `./workbook mutate` with `--record`: each row is one run over the solutions' operator",
-            "mutants. A stillborn mutant does not compile; an equivalent one is listed with its reason in",
-            "`equivalent.txt`; a survivor passes every check and is a mistake the checks let through.", "",
-            *MUTANTS_HEADER, *rows.values(), ""]
-    for name in rows:
-        if name in lists:
-            text += [*lists[name], ""]
-    path.write_text("\n".join(text))
-    return path
-
-
 def compile_command(build: Path, source: Path) -> tuple[list[str], str]:
     for entry in json.loads((build / "compile_commands.json").read_text()):
         if Path(entry["file"]) == source:
@@ -250,7 +187,8 @@ def unbuilt(build: Path, target: str) -> str:
     return ""
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line, with python3-clang's operator kinds loaded (or the error that names it)."""
     parser = argparse.ArgumentParser(prog="./workbook mutate", description=__doc__.split("\n\n")[0])
     parser.add_argument("chapter", help="a chapter number (3) or folder name (03-attention-scaling)")
     parser.add_argument("--build", type=Path, default=ROOT / "build" / "reference",
@@ -272,35 +210,40 @@ def main(argv: list[str] | None = None) -> int:
     OPERATORS.update({cindex.CursorKind.BINARY_OPERATOR, cindex.CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
                       cindex.CursorKind.UNARY_OPERATOR, cindex.CursorKind.CALL_EXPR,
                       cindex.CursorKind.CXX_BOOL_LITERAL_EXPR})
-    chapter = resolve_chapter(args.chapter)
-    chapter_dir = ROOT / "chapters" / chapter.folder
-    solutions = ROOT / "solutions" / chapter.folder
-    exercises = [args.exercise] if args.exercise else chapter.exercises
-    sources = {e: solutions / chapter.source_of(e) for e in exercises}
+    return args
+
+
+def select_mutants(args: argparse.Namespace, chapter_dir: Path, sources: dict[str, Path]
+                   ) -> tuple[list[Mutant], list[int] | None]:
+    """The mutants to try (every one of SOURCES', a --sample of them, or a --recheck row's
+    survivors) and the figures of the row --recheck starts from (None without --recheck)."""
     include_dirs = [str(chapter_dir), str(ROOT / "lib" / "include"), "/usr/include/eigen3"]
-    mutants = [m for e in exercises for m in mutants_of(sources[e], include_dirs)]
+    mutants = [m for path in sources.values() for m in mutants_of(path, include_dirs)]
     if args.sample and args.sample < len(mutants):
         mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: (m.file, m.start))
-    base = None
-    if args.recheck:
-        base, keys = recorded_row(chapter_dir, args.recheck)
-        missing = set(keys) - {m.key for m in mutants}
-        if missing:
-            raise SystemExit(f"mutate.py: the survivors {sorted(missing)} of {args.recheck!r} are no mutants of "
-                             "the solutions any more: run every mutant again")
-        mutants = [m for m in mutants if m.key in keys]
-    if args.list:
-        for m in mutants:
-            print(f"{m.key}  ({m.what})")
-        print(f"{len(mutants)} mutants")
-        return 0
+    if not args.recheck:
+        return mutants, None
+    base, keys = recorded_row(chapter_dir, args.recheck)
+    missing = set(keys) - {m.key for m in mutants}
+    if missing:
+        raise SystemExit(f"mutate.py: the survivors {sorted(missing)} of {args.recheck!r} are no mutants of "
+                         "the solutions any more: run every mutant again")
+    return [m for m in mutants if m.key in keys], base
 
-    build = args.build.resolve()
-    why = unbuilt(build, f"{chapter.target}_checks")
-    if why:  # one sentence and the command that fixes it, not a traceback
-        print(f"mutate.py: {why}; build the chapter's checks first with: "
-              f"{build_command(build, f'{chapter.target}_checks')}", file=sys.stderr)
-        return 2
+
+@dataclass
+class Rig:
+    """What turns a mutated file into a checks binary in BUILD: the link of the chapter's checks,
+    where the reference's exercise objects sit in it, and the checks to run."""
+    build: Path
+    target: str                        # chNN
+    link: list[str]
+    library: str | None                # libchNN_reference.a, when the link names the archive
+    reference_objects: dict[str, str]  # exercise id -> its reference object
+    names: list[str]                   # the registered checks, in order
+
+
+def rig_of(build: Path, chapter, solutions: Path) -> Rig:
     link = link_command(build, f"{chapter.target}_checks")
     # The checks link the reference either as its archive or as its exercise objects themselves.
     library = next((w for w in link if w.endswith(f"lib{chapter.target}_reference.a")), None)
@@ -308,65 +251,123 @@ def main(argv: list[str] | None = None) -> int:
     for e in chapter.exercises:
         command, _ = compile_command(build, solutions / chapter.source_of(e))
         reference_objects[e] = str(build / command[command.index("-o") + 1])
-    names = registered_checks(build, chapter.folder)
-    known = equivalent_list(chapter_dir)
-    killed, survivors, equivalent, stillborn = [], [], [], []
+    return Rig(build, chapter.target, link, library, reference_objects, registered_checks(build, chapter.folder))
+
+
+def link_with(rig: Rig, exercise: str, obj: Path, binary: Path) -> list[str]:
+    """The checks' link with OBJ in place of EXERCISE's reference object, writing BINARY."""
+    linked = list(rig.link)
+    if rig.library is not None:
+        at = linked.index(rig.library)
+        linked[at:at + 1] = [str(obj) if e == exercise else o for e, o in rig.reference_objects.items()]
+    else:  # swap the mutated file's object for the reference's, wherever the link names it
+        reference = rig.reference_objects[exercise]
+        linked = [str(obj) if w == reference or str(rig.build / w) == reference else w for w in linked]
+        if str(obj) not in linked:
+            raise SystemExit(f"the link of {rig.target}_checks names neither lib{rig.target}_reference.a "
+                             f"nor {reference}: ./workbook mutate cannot place a mutant in it")
+    linked[linked.index("-o") + 1] = str(binary)
+    return linked
+
+
+def try_mutant(rig: Rig, exercise: str, source: Path, m: Mutant, work: Path, run: str,
+               timeout: float) -> tuple[str, str, list]:
+    """Compiles EXERCISE's reference file SOURCE with M applied, as the build compiles the reference,
+    links the checks with it and runs them: ("compile" or "link", the error, []) or ("ran", "",
+    the checks that did not pass)."""
+    text = source.read_bytes()
+    mutated_source = work / m.file
+    mutated_source.write_bytes(text[:m.start] + m.mutated.encode() + text[m.end:])
+    command, directory = compile_command(rig.build, source)
+    obj = work / "mutant.o"
+    command = [w if w != str(source) else str(mutated_source) for w in command]
+    command[command.index("-o") + 1] = str(obj)
+    compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
+    if compiled.returncode != 0:
+        return "compile", compiled.stderr[-2000:], []
+    linked = subprocess.run(link_with(rig, exercise, obj, work / "checks"), cwd=rig.build, capture_output=True,
+                            text=True)
+    if linked.returncode != 0:
+        return "link", linked.stderr[-2000:], []
+    results = run_checks(work / "checks", rig.names, work / run, timeout)
+    return "ran", "", [r for r in results.values() if r.status != "passed"]
+
+
+@dataclass
+class Tally:
+    """Each tried mutant, by what became of it."""
+    killed: list[Mutant] = field(default_factory=list)
+    survivors: list[Mutant] = field(default_factory=list)
+    equivalent: list[Mutant] = field(default_factory=list)
+    stillborn: list[Mutant] = field(default_factory=list)
+
+
+def try_all(rig: Rig, mutants: list[Mutant], exercises: list[str], sources: dict[str, Path],
+            known: dict[str, str], args: argparse.Namespace) -> Tally:
+    """Every mutant tried in a scratch folder, one line each as it is decided."""
+    tally = Tally()
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
-        work = Path(scratch)
         for number, m in enumerate(mutants, 1):
             exercise = next(e for e in exercises if sources[e].name == m.file)
-            text = sources[exercise].read_bytes()
-            mutated_source = work / m.file
-            mutated_source.write_bytes(text[:m.start] + m.mutated.encode() + text[m.end:])
-            command, directory = compile_command(build, sources[exercise])
-            obj = work / "mutant.o"
-            command = [w if w != str(sources[exercise]) else str(mutated_source) for w in command]
-            command[command.index("-o") + 1] = str(obj)
-            compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
-            if compiled.returncode != 0:
-                stillborn.append(m)
-                print(f"[{number}/{len(mutants)}] {m.key}: does not compile"
-                      + (f"\n{compiled.stderr[-2000:]}" if args.verbose else ""), flush=True)
+            step, error, failing = try_mutant(rig, exercise, sources[exercise], m, Path(scratch), f"run{number}",
+                                              args.timeout)
+            if step != "ran":
+                tally.stillborn.append(m)
+                print(f"[{number}/{len(mutants)}] {m.key}: does not {step}" + (f"\n{error}" if args.verbose else ""),
+                      flush=True)
                 continue
-            objects = [str(obj) if e == exercise else o for e, o in reference_objects.items()]
-            binary = work / "checks"
-            linked = [w for w in link]
-            if library is not None:
-                at = linked.index(library)
-                linked[at:at + 1] = objects
-            else:  # swap the mutated file's object for the reference's, wherever the link names it
-                reference = reference_objects[exercise]
-                linked = [str(obj) if w == reference or str(build / w) == reference else w for w in linked]
-                if str(obj) not in linked:
-                    raise SystemExit(f"the link of {chapter.target}_checks names neither lib{chapter.target}_reference.a "
-                                     f"nor {reference}: ./workbook mutate cannot place a mutant in it")
-            linked[linked.index("-o") + 1] = str(binary)
-            link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
-            if link_run.returncode != 0:
-                stillborn.append(m)
-                print(f"[{number}/{len(mutants)}] {m.key}: does not link"
-                      + (f"\n{link_run.stderr[-2000:]}" if args.verbose else ""), flush=True)
-                continue
-            results = run_checks(binary, names, work / f"run{number}", args.timeout)
-            failing = [r for r in results.values() if r.status != "passed"]
             if failing:
-                killed.append(m)
+                tally.killed.append(m)
             elif m.key in known:
-                equivalent.append(m)
+                tally.equivalent.append(m)
             else:
-                survivors.append(m)
+                tally.survivors.append(m)
             print(f"[{number}/{len(mutants)}] {m.key}: "
                   f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}",
                   flush=True)
-    print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(killed)} killed, {len(survivors)} survived, "
-          f"{len(equivalent)} equivalent, {len(stillborn)} did not compile")
-    for m in survivors:
+    return tally
+
+
+def report(chapter, chapter_dir: Path, mutants: list[Mutant], tally: Tally, base: list[int] | None,
+           args: argparse.Namespace, argv: list[str] | None) -> None:
+    """The run's figures and survivors, and with --record its row of MUTANTS.md."""
+    print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(tally.killed)} killed, "
+          f"{len(tally.survivors)} survived, {len(tally.equivalent)} equivalent, {len(tally.stillborn)} did not compile")
+    for m in tally.survivors:
         print(f"  survivor: {m.key}  ({m.what})")
-    if args.record:
-        command = "./workbook mutate " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-                                                if a not in (args.record, "--record"))
-        row = [len(mutants), len(stillborn), len(killed), len(equivalent), len(survivors)]
-        if base is not None:  # the recheck's mutants are the base row's survivors
-            row = [base[0], base[1] + len(stillborn), base[2] + len(killed), base[3] + len(equivalent), len(survivors)]
-        print(f"recorded in {record_run(chapter_dir, chapter.number, args.record, row, survivors, command).relative_to(ROOT)}")
-    return 1 if survivors else 0
+    if not args.record:
+        return
+    command = "./workbook mutate " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+                                            if a not in (args.record, "--record"))
+    row = [len(mutants), len(tally.stillborn), len(tally.killed), len(tally.equivalent), len(tally.survivors)]
+    if base is not None:  # the recheck's mutants are the base row's survivors
+        row = [base[0], base[1] + len(tally.stillborn), base[2] + len(tally.killed),
+               base[3] + len(tally.equivalent), len(tally.survivors)]
+    written = record_run(chapter_dir, chapter.number, args.record, row, tally.survivors, command)
+    print(f"recorded in {written.relative_to(ROOT)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    chapter = resolve_chapter(args.chapter)
+    chapter_dir = ROOT / "chapters" / chapter.folder
+    solutions = ROOT / "solutions" / chapter.folder
+    exercises = [args.exercise] if args.exercise else chapter.exercises
+    sources = {e: solutions / chapter.source_of(e) for e in exercises}
+    build = args.build.resolve()
+    # The build is looked at before the mutants are made (libclang parses each file with Eigen's
+    # headers: seconds each): a build that cannot run them is said at once.
+    why = "" if args.list else unbuilt(build, f"{chapter.target}_checks")
+    if why:  # one sentence and the command that fixes it, not a traceback
+        print(f"mutate.py: {why}; build the chapter's checks first with: "
+              f"{build_command(build, f'{chapter.target}_checks')}", file=sys.stderr)
+        return 2
+    mutants, base = select_mutants(args, chapter_dir, sources)
+    if args.list:
+        for m in mutants:
+            print(f"{m.key}  ({m.what})")
+        print(f"{len(mutants)} mutants")
+        return 0
+    tally = try_all(rig_of(build, chapter, solutions), mutants, exercises, sources, equivalent_list(chapter_dir), args)
+    report(chapter, chapter_dir, mutants, tally, base, args, argv)
+    return 1 if tally.survivors else 0
