@@ -16,7 +16,7 @@ from scalebook import packages, ui  # noqa: E402
 from scalebook.build import BuildError, build, build_checks, configure, exercise_objects, shown  # noqa: E402
 from scalebook.chapters import ROOT, Chapter, UsageError, all_chapters, hints_of  # noqa: E402
 from scalebook.chapters import resolve_chapter, resolve_exercise  # noqa: E402
-from scalebook.checks import (CheckResult, diagnosis, exercise_verdicts,  # noqa: E402
+from scalebook.checks import (CheckResult, diagnosis, exercise_verdicts, mistake_ids,  # noqa: E402
                               explain_dependencies, registered_checks, run_checks, signal_name,
                               verdict_text)
 
@@ -324,13 +324,13 @@ def cmd_hint(args) -> int:
     state.parent.mkdir(parents=True, exist_ok=True)
     state.write_text(str(max(seen, tier)))
     verdict = load_record(chapter).get(exercise, {})
-    message = verdict.get("message", "")
-    for said, advice in hints.by_mistake:
-        if said in message:
-            ui.say(f"{ui.bold('Your last check said')}: {said}")
-            ui.say(f"  {advice}")
+    named = mistake_ids(verdict.get("message", ""))  # what the last check proved, by id
+    advice = dict(hints.by_mistake)
+    for mistake in named:
+        if mistake in advice:
+            ui.say(f"{ui.bold('Your last check found a known mistake')}: [{mistake}]")
+            ui.say(f"  {advice[mistake]}")
             ui.say("")
-            break
     ui.say(ui.bold(f"Hint {tier} of {count} for exercise {exercise}"))
     ui.say("  " + hints.tiers[tier - 1])
     if tier < count:

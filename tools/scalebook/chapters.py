@@ -73,12 +73,17 @@ def resolve_exercise(arg: str, chapters: list[Chapter] | None = None) -> tuple[C
 
 class Hints(NamedTuple):
     tiers: list[str]                      # tier 1, 2, 3 ... as text
-    by_mistake: list[tuple[str, str]]     # (text the check says, advice)
+    by_mistake: list[tuple[str, str]]     # (mistake id the check names, advice)
+
+
+# A named mistake's advice in hints.md: 'If the check names [ID]: advice' (the id the checks print
+# as "known mistake [ID]", scalebook.checks.mistake_ids).
+ADVICE = re.compile(r"^If the check names \[([a-z][a-z0-9_]*)\]:\s*(.*)")
 
 
 def hints_of(chapter: Chapter, exercise: str, root: Path = ROOT) -> Hints:
     """The '## ID ...' section of chapters/NN/hints.md: its numbered items are the tiers; lines
-    'If the check says "TEXT": advice' are hints for a named mistake."""
+    'If the check names [MISTAKE_ID]: advice' are hints for a named mistake."""
     section: list[str] = []
     inside = False
     for line in (root / "chapters" / chapter.folder / "hints.md").read_text().splitlines():
@@ -92,7 +97,7 @@ def hints_of(chapter: Chapter, exercise: str, root: Path = ROOT) -> Hints:
     current: list[str] | None = None  # the tier, or the mistake's advice, that a next line continues
     for line in section:
         item = re.match(r"^\d+\.\s+(.*)", line)
-        mistake = re.match(r'^If the check says "([^"]+)":\s*(.*)', line.strip())
+        mistake = ADVICE.match(line.strip())
         if item:
             current = [item.group(1)]
             tiers.append(current)

@@ -37,6 +37,7 @@ except ImportError:  # named when a page is written (PagesError)
     jinja2 = None
 
 from .chapters import ROOT, Chapter, all_chapters, hints_of
+from .checks import mistake_ids
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MESSAGE_CHARS = 4000   # a message longer than this is cut (a compiler's first error fits easily)
@@ -286,7 +287,8 @@ def _exercise_view(exercise: str, tests: list[dict], info: dict | None, details:
     if not hint:  # the report's copy of the tier-1 hint, when the context has none
         hint = next((_as_text(t.get("hint")) for t in tests if t.get("hint")), "")
     messages = " ".join(_as_text(t.get("message")) for t in tests if t.get("status") != "passed")
-    advice = [visible(text) for said, text in (info.get("mistakes", []) if info else []) if said in messages]
+    named = mistake_ids(messages)  # the mistakes the checks proved, by id (scalebook.checks)
+    advice = [visible(text) for mistake, text in (info.get("mistakes", []) if info else []) if mistake in named]
     if passed:
         summary = "passed"
     elif not tests:
