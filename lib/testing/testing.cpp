@@ -62,7 +62,9 @@ std::string where(const std::vector<std::vector<bool>>& differs, Index rows, Ind
     } else {
       text = std::string(name) + "s " + runs(bad) + " (of 0.." + std::to_string(count - 1) + ")";
     }
-    if (part != nullptr && per > 0) {
+    if (part != nullptr && per == 1) {  // each row (column) is one part: name them
+      text += std::string(": ") + part + (bad.size() == 1 ? " " : "s ") + runs(bad);
+    } else if (part != nullptr && per > 1) {
       std::vector<Index> bad_parts, good_parts;
       const Index parts_count = (count + per - 1) / per;
       for (Index p = 0; p < parts_count; ++p) {

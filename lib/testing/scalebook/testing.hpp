@@ -372,27 +372,27 @@ inline std::string thrown_by(const std::function<void()>& call) {
 
 /// INPUTS(q, k, 3): the call's inputs as a context ("input: q = (1, 2) [[1, 1]]; k = ...; 3"),
 /// shown after the diagnosis of any failure in its scope, and named when the code under test
-/// crashes there. Lazy: nothing is printed unless something fails.
+/// crashes there. Lazy: nothing is printed unless something fails, and then the variables are
+/// shown as they are at that moment: name copies of an argument the call changes in place.
 #define INPUTS(...) INFO(::scalebook::testing::inputs(#__VA_ARGS__, __VA_ARGS__))
 
 /// CHECK_THROWS_CALL(Type, why, function, arguments...): function(arguments...) must throw exactly
 /// Type (a subclass does not count) with a message starting "function: " (its name without the
 /// namespace). On failure (a FAIL_CHECK) the message shows the call with its arguments' values
-/// and what happened instead: "dot_scores(q, k) with q = (2, 3) all 1; k = (4, 2) all 1 threw
+/// (as they were before the call) and what happened instead: "dot_scores(q, k) with q = (2, 3) all 1; k = (4, 2) all 1 threw
 /// nothing where scalebook::ShapeError was expected: <why.rule>". A braced argument needs its type
 /// written out (Numbers{1, 2}), so that it can be shown.
 #define CHECK_THROWS_CALL(Type, why, function, ...)                                                \
   do {                                                                                             \
+    /* the arguments as they are before the call (an in-place argument may change) */             \
+    const std::string described_call = ::scalebook::testing::call_text(                            \
+        ::scalebook::testing::detail::bare(#function), #__VA_ARGS__,                               \
+        ::scalebook::testing::shown_args(__VA_ARGS__));                                           \
     const ::scalebook::testing::ThrowMatch thrown = ::scalebook::testing::throws_typed(            \
         [&] { static_cast<void>(function(__VA_ARGS__)); },                                         \
         [](const std::exception& e) { return typeid(e) == typeid(Type); },                         \
         ::scalebook::testing::type_name(typeid(Type)), ::scalebook::testing::detail::bare(#function), \
-        [&] {                                                                                      \
-          return ::scalebook::testing::call_text(::scalebook::testing::detail::bare(#function),    \
-                                                 #__VA_ARGS__,                                     \
-                                                 ::scalebook::testing::shown_args(__VA_ARGS__));   \
-        },                                                                                         \
-        why);                                                                                      \
+        [&] { return described_call; }, why);                                                      \
     if (!thrown) FAIL_CHECK(thrown.report);                                                        \
   } while (false)
 
