@@ -354,7 +354,10 @@ MatrixMatch same_mask(const BoolMatrix& actual, const BoolMatrix& expected) {
 namespace detail {
 std::string name_mistakes(const std::vector<Named>& mistakes) {
   std::string out;
+  std::vector<std::string> said;  // a mistake listed twice (two spellings of one slip) is named once
   for (const Named& mistake : mistakes) {
+    if (std::find(said.begin(), said.end(), mistake.id) != said.end()) continue;
+    said.push_back(mistake.id);
     if (!out.empty()) out += " | ";
     out += std::string("the output matches ") + kMistakeForm + mistake.id + "]: " + mistake.text;
   }
@@ -459,12 +462,12 @@ ThrowMatch throws_typed(const std::function<void()>& call,
       if (thrown == "scalebook::NotImplemented") match.report = describe_call() + ": " + message;
     } else if (message.rfind("Eigen", 0) == 0) {
       match.report = describe_call() + " threw " + thrown + " from Eigen's own assertion, not from " + name +
-                     "'s own input checks" + rule + " (check the input before computing); its message: \"" +
-                     message + "\"" + mistake(why.inner);
+                     "'s own input checks" + rule + " (check the input before computing)" + mistake(why.inner) +
+                     " | its message: \"" + message + "\"";
     } else if (const std::string inner = leading_name(message); !inner.empty() && inner != name) {
       match.report = describe_call() + " threw " + thrown + " from " + inner + ", not from " + name +
-                     "'s own input checks" + rule + " (check the input at the start of " + name +
-                     "); its message: \"" + message + "\"" + mistake(why.inner);
+                     "'s own input checks" + rule + " (check the input at the start of " + name + ")" +
+                     mistake(why.inner) + " | its message: \"" + message + "\"";
     } else if (message.rfind(prefix, 0) != 0) {
       match.report = describe_call() + " threw " + thrown + " as expected, but its message must start with \"" +
                      prefix + "\" (the contract's rule): \"" + message + "\"";
@@ -554,12 +557,13 @@ std::string call_text(std::string_view function, std::string_view arguments, con
 }
 
 namespace {
-// An entry of an input: exact when short ("1000000002.5", "0.1"), else 6 significant digits.
+// An entry of an input: exact when short ("1000000002.5", "0.1"), else 10 significant digits
+// (1e9 + 0.84 stays "1000000000.8", a random normal "0.8439239235").
 std::string input_entry(double x) {
   const std::string exact = format_number(x);
   if (exact.size() <= 12) return exact;
   char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
+  std::snprintf(text, sizeof text, "%.10g", x);
   return text;
 }
 }  // namespace
