@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scalebook import packages, ui  # noqa: E402
 from scalebook.build import BuildError, build, build_checks, configure, exercise_objects, shown  # noqa: E402
-from scalebook.chapters import ROOT, Chapter, UsageError, all_chapters, hints_of  # noqa: E402
+from scalebook.chapters import ROOT, Chapter, UsageError, all_chapters, chapter_advice, hints_of  # noqa: E402
 from scalebook.chapters import resolve_chapter, resolve_exercise  # noqa: E402
 from scalebook.checks import (CheckResult, diagnosis, exercise_verdicts, mistake_ids,  # noqa: E402
                               explain_dependencies, registered_checks, run_checks, signal_name,
@@ -325,7 +325,7 @@ def cmd_hint(args) -> int:
     state.write_text(str(max(seen, tier)))
     verdict = load_record(chapter).get(exercise, {})
     named = mistake_ids(verdict.get("message", ""))  # what the last check proved, by id
-    advice = dict(hints.by_mistake)
+    advice = dict(chapter_advice(chapter, exercise))
     for mistake in named:
         if mistake in advice:
             ui.say(f"{ui.bold('Your last check found a known mistake')}: [{mistake}]")

@@ -109,3 +109,16 @@ def hints_of(chapter: Chapter, exercise: str, root: Path = ROOT) -> Hints:
         elif not line.strip() and by_mistake and current is by_mistake[-1][1]:
             current = None  # a mistake's advice ends at a blank line
     return Hints([" ".join(t) for t in tiers], [(text, " ".join(advice)) for text, advice in by_mistake])
+
+
+def chapter_advice(chapter: Chapter, exercise: str, root: Path = ROOT) -> list[tuple[str, str]]:
+    """(mistake id, advice) for a named mistake a check of EXERCISE may name: the exercise's own
+    advice first, then the rest of the chapter's (4.3's checks may name 4.1's mask mistake)."""
+    own = hints_of(chapter, exercise, root).by_mistake
+    seen = {mistake for mistake, _ in own}
+    rest = []
+    for other in chapter.exercises:
+        if other != exercise:
+            rest += [(m, a) for m, a in hints_of(chapter, other, root).by_mistake if m not in seen]
+            seen |= {m for m, _ in rest}
+    return own + rest

@@ -36,7 +36,7 @@ try:
 except ImportError:  # named when a page is written (PagesError)
     jinja2 = None
 
-from .chapters import ROOT, Chapter, all_chapters, hints_of
+from .chapters import ROOT, Chapter, all_chapters, chapter_advice, hints_of
 from .checks import mistake_ids
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -159,7 +159,7 @@ def make_context(root: Path = ROOT, chapters: list[Chapter] | None = None,
         for exercise in chapter.exercises:
             try:
                 hints = hints_of(chapter, exercise, root)
-                tiers, mistakes = hints.tiers, hints.by_mistake
+                tiers, mistakes = hints.tiers, chapter_advice(chapter, exercise, root)
             except OSError:
                 tiers, mistakes = [], []
             function = re.sub(r"^ex\d+_|\.cpp$", "", chapter.source_of(exercise))

@@ -129,7 +129,8 @@ def unit_checks() -> None:
     """watch's screen and run --diff's comparison, on made-up input (no build needed)."""
     import workbook
     from scalebook import lessondiff, ui
-    from scalebook.chapters import Chapter, hints_of
+    from scalebook.chapters import Chapter, chapter_advice, hints_of
+    from scalebook.checks import mistake_ids
     words = LONG_MESSAGE.split()
     lines = ["chapter 1 feature-scaling", "  ✗ 1.1", "      " + LONG_MESSAGE] + [
         f"  ✗ 1.{k}  {LONG_MESSAGE}" for k in range(2, 9)]
@@ -183,20 +184,29 @@ def unit_checks() -> None:
            and "3 differing (✗)" in said
            and "your line 3, \"accuracy 58/100\", where the book has \"accuracy 57/100\"" in said, "run --diff: the summary counts each kind and names the first")
 
-    # A hint for a named mistake may run over several lines of hints.md; a blank line ends it.
+    # A hint for a named mistake is keyed on the mistake's id, may run over several lines of hints.md,
+    # and ends at a blank line; hint selects it by the ids the last message names (not its text).
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp) / "chapters" / "09-made-up"
         folder.mkdir(parents=True)
         (folder / "hints.md").write_text(
             "## 9.1 made_up {#x}\n\n1. First tier,\n   on two lines.\n\n"
-            "If the check says \"off by one\": the end is exclusive.\nIf it says \"remainder\": floor(n / k).\n"
+            "If the check names [off_by_one]: the end is exclusive.\nA second line of it.\n"
             "\nA paragraph that is no hint.\n"
-            "If the check says \"sign\": flip it.\n\n## 9.2 other {#y}\n\n1. Not 9.1's.\n")
-        hints = hints_of(Chapter("09-made-up", 9, ()), "9.1", Path(temp))
+            "If the check names [sign_flipped]: flip it.\n\n## 9.2 other {#y}\n\n1. Not 9.1's.\n\n"
+            "If the check names [from_9_2]: 9.2's own.\n")
+        chapter = Chapter("09-made-up", 9, ("9.1", "9.2"))
+        hints = hints_of(chapter, "9.1", Path(temp))
+        everything = chapter_advice(chapter, "9.2", Path(temp))
     expect(hints.tiers == ["First tier, on two lines."]
-           and hints.by_mistake == [("off by one", 'the end is exclusive. If it says "remainder": floor(n / k).'),
-                                    ("sign", "flip it.")],
+           and hints.by_mistake == [("off_by_one", "the end is exclusive. A second line of it."),
+                                    ("sign_flipped", "flip it.")],
            f"hints: a named mistake's advice keeps its every line, and stops at a blank line: {hints}")
+    expect([m for m, _ in everything] == ["from_9_2", "off_by_one", "sign_flipped"],
+           f"hints: an exercise's own advice comes first, then the chapter's: {everything}")
+    named = mistake_ids("x | the output matches known mistake [off_by_one]: ... | known mistake (forged]: no "
+                        "| the output matches known mistake [sign_flipped]: ... [off_by_one]")
+    expect(named == ["off_by_one", "sign_flipped"], f"mistake_ids reads the ids in the checks' one form, once each: {named}")
 
 
 def main() -> int:

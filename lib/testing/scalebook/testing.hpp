@@ -48,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "scalebook/alignment.hpp"
 #include "scalebook/core.hpp"
 
 namespace scalebook::testing {
@@ -167,11 +168,15 @@ std::string suspect_values(const std::vector<T>& actual,
 /// As suspect() for any outcome the check can compare with EQUAL (a struct, a count, a flag): the
 /// mistakes whose output (computed by the check) EQUAL says the actual one is.
 template <class T, class Equal>
-std::string suspect_by(const T& actual, std::initializer_list<std::pair<Named, T>> mistakes, Equal equal) {
+std::string suspect_by(const T& actual, const std::vector<std::pair<Named, T>>& mistakes, Equal equal) {
   std::vector<Named> found;
   for (const auto& [mistake, output] : mistakes)
     if (equal(actual, output)) found.push_back(mistake);
   return detail::name_mistakes(found);
+}
+template <class T, class Equal>
+std::string suspect_by(const T& actual, std::initializer_list<std::pair<Named, T>> mistakes, Equal equal) {
+  return suspect_by(actual, std::vector<std::pair<Named, T>>(mistakes), equal);
 }
 
 /// As suspect_by with ==: integers, flags, enums.
@@ -237,6 +242,7 @@ template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, 
 std::string show(T x) { return std::to_string(x); }
 inline std::string show(const std::string& s) { return "\"" + s + "\""; }
 inline std::string show(const char* s) { return show(std::string(s)); }
+inline std::string show(Alignment a) { return a == Alignment::TopLeft ? "Alignment::TopLeft" : "Alignment::BottomRight"; }
 std::string show(const Matrix& m);
 std::string show(const Vector& m);
 std::string show(const RowVector& m);
@@ -413,6 +419,10 @@ struct StringMaker<const char*> {
 template <>
 struct StringMaker<char*> {
   static String convert(const char* text) { return text != nullptr ? String(text) : String("(null)"); }
+};
+template <>
+struct StringMaker<scalebook::Alignment> {
+  static String convert(scalebook::Alignment a) { return scalebook::testing::show(a).c_str(); }
 };
 template <>
 struct StringMaker<scalebook::testing::MatrixMatch> {
