@@ -65,7 +65,7 @@ void write_result(const char* status, const std::string& name, const std::string
 }
 
 // One line for the results file: backslashes and newlines escaped (\\, \n), tabs as spaces.
-std::string one_line(const std::string& text, std::size_t limit = 2000) {
+std::string one_line(const std::string& text, std::size_t limit = 8000) {
   std::string out;
   for (char c : text.substr(0, limit)) {
     if (c == '\\') out += "\\\\";

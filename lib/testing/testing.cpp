@@ -40,6 +40,13 @@ std::string runs(const std::vector<Index>& indices) {
   return out;
 }
 
+// "query" -> "queries", "head" -> "heads".
+std::string plural(const std::string& word) {
+  if (word.size() > 1 && word.back() == 'y' && std::string("aeiou").find(word[word.size() - 2]) == std::string::npos)
+    return word.substr(0, word.size() - 1) + "ies";
+  return word + "s";
+}
+
 // "in rows 1, 2 (of 0..4) and every column", or with parts: "in head 1 (columns 4..7) and
 // head 2 (columns 8..11); head 0 agrees".
 std::string where(const std::vector<std::vector<bool>>& differs, Index rows, Index cols, const Parts& parts) {
@@ -63,7 +70,7 @@ std::string where(const std::vector<std::vector<bool>>& differs, Index rows, Ind
       text = std::string(name) + "s " + runs(bad) + " (of 0.." + std::to_string(count - 1) + ")";
     }
     if (part != nullptr && per == 1) {  // each row (column) is one part: name them
-      text += std::string(": ") + part + (bad.size() == 1 ? " " : "s ") + runs(bad);
+      text += ": " + (bad.size() == 1 ? std::string(part) : plural(part)) + " " + runs(bad);
     } else if (part != nullptr && per > 1) {
       std::vector<Index> bad_parts, good_parts;
       const Index parts_count = (count + per - 1) / per;
@@ -71,9 +78,9 @@ std::string where(const std::vector<std::vector<bool>>& differs, Index rows, Ind
         const bool any = std::any_of(bad.begin(), bad.end(), [&](Index x) { return x / per == p; });
         (any ? bad_parts : good_parts).push_back(p);
       }
-      text += std::string(": ") + part + (bad_parts.size() == 1 ? " " : "s ") + runs(bad_parts) + " of " +
+      text += ": " + (bad_parts.size() == 1 ? std::string(part) : plural(part)) + " " + runs(bad_parts) + " of " +
               std::to_string(parts_count) + " (" + std::to_string(per) + " " + name + "s each)";
-      if (!good_parts.empty()) text += std::string(", ") + part + (good_parts.size() == 1 ? " " : "s ") +
+      if (!good_parts.empty()) text += ", " + (good_parts.size() == 1 ? std::string(part) : plural(part)) + " " +
                                        runs(good_parts) + (good_parts.size() == 1 ? " agrees" : " agree");
     }
     return text;
