@@ -98,7 +98,9 @@ function(_scalebook_check_names file out)
 endfunction()
 
 function(scalebook_add_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;CONTRACT;CHECKS;LESSON;SUMMARY" "SOURCES;FIGURES")
+  # TOLERANCE: the relative difference the chapter's checks allow a correct output (its loosest
+  # tolerance on an output of order 1); ./workbook run N --diff allows it too (tools/scalebook/lessondiff.py).
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;CONTRACT;CHECKS;LESSON;SUMMARY;TOLERANCE" "SOURCES;FIGURES")
   set(ch "ch${ARG_NUMBER}")
   set(chapter_dir "${PROJECT_SOURCE_DIR}/chapters/${ARG_NAME}")
   list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)

@@ -179,6 +179,19 @@ def unit_checks() -> None:
     expect(all(ui.visible(line) <= 80 for line in drawn), "run --diff: side by side fits 80 columns")
     expect(any(line.startswith("✗ accuracy 58/100") and line.rstrip().endswith("accuracy 57/100")
                for line in drawn), "run --diff: a differing line is marked, yours beside the book's")
+    # A lesson's table wider than half the screen: stacked, so that no row's tail repeats down it;
+    # and numbers within the chapter's tolerance (roundoff reports) are close, counts exact.
+    table = [f"  n = {n:5d}   scores {n * 3:12.3e}   share {1.9 + n / 1e6:5.1f}%" for n in range(100, 600, 100)]
+    stacked = lessondiff.render(lessondiff.compare(table, table), 60)
+    expect(len(stacked) == len(table) + 1 and all(ui.visible(l) <= 60 for l in stacked),
+           f"run --diff: a table wider than half the screen is shown once per line, not wrapped: {stacked}")
+    noise = lessondiff.compare(["max diff 7.2e-16 in 10/16 tiles", "largest difference 5.55e-17"],
+                               ["max diff 6.7e-16 in 10/16 tiles", "largest difference 0"], 1e-12)
+    expect([r.kind for r in noise] == ["close", "close"], f"run --diff: roundoff within the tolerance is close: {noise}")
+    expect(lessondiff.classify("in 11/16 tiles", "in 10/16 tiles", 1e-6) == "differs",
+           "run --diff: a count must be equal, whatever the tolerance")
+    expect(lessondiff.tolerance_of(Path(__file__).resolve().parents[2] / "chapters" / "07-under-the-hood") == 1e-12,
+           "run --diff: a chapter's tolerance comes from its CMakeLists.txt")
     said = " ".join(lessondiff.summary(rows, 1))
     expect("2 lines as in the book" in said and "; 2 only in the last printed digit" in said
            and "3 differing (✗)" in said
