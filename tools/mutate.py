@@ -48,7 +48,7 @@ try:
 except ImportError:  # pragma: no cover - named in the error below
     cindex = None
 
-SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!="], "!=": ["=="],
+SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!=", "<=", ">="], "!=": ["=="],
          "+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "&&": ["||"], "||": ["&&"],
          "+=": ["-="], "-=": ["+="], "*=": ["/="], "/=": ["*="],
          "true": ["false"], "false": ["true"], "min": ["max"], "max": ["min"]}
@@ -58,6 +58,10 @@ OPERATORS = set()  # filled once clang.cindex is imported
 TEMPLATES = {"vector", "pair", "array", "numeric_limits", "optional", "function", "Matrix", "Map"}
 TYPES = {"double", "float", "int", "long", "bool", "char", "unsigned", "Index", "size_t", "int64_t",
          "uint64_t", "uint8_t", "Matrix", "Vector", "RowVector", "BoolMatrix", "std", "Eigen", "Fold"}
+# Algorithms whose ties another one breaks differently (sort stability).
+UNSTABLE = {"stable_sort": "sort", "lower_bound": "upper_bound", "upper_bound": "lower_bound"}
+# Wide integer types a count is kept in, narrowed to int by the "narrowed" operator.
+WIDE = {"Count", "int64_t"}
 # Where a '-' is a sign, not a subtraction: after these tokens.
 BEFORE_SIGN = {"(", "=", ",", "return", "{", "?", ":", "*", "/", "+", "-", "<", ">", "<=", ">=", "=="}
 
@@ -86,6 +90,21 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
               if t.location.file and Path(t.location.file.name) == path]
     out: list[Mutant] = []
     in_body = False
+    # A for statement's condition: the tokens between the two ';' of its parentheses.
+    loop_condition = set()
+    for i, token in enumerate(tokens):
+        if token.spelling == "for" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
+            depth, semicolons = 0, []
+            for j in range(i + 1, len(tokens)):
+                s = tokens[j].spelling
+                depth += s == "("
+                depth -= s == ")"
+                if s == ";" and depth == 1:
+                    semicolons.append(j)
+                if depth == 0:
+                    break
+            if len(semicolons) == 2:
+                loop_condition.update(range(semicolons[0] + 1, semicolons[1]))
     for i, token in enumerate(tokens):
         text, kind = token.spelling, token.kind
         if kind == cindex.TokenKind.COMMENT:
@@ -111,7 +130,9 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 add("", "sign dropped")
                 continue
             for mutated in SWAPS[text]:
-                add(mutated, "operator exchanged")
+                add(mutated, "operator exchanged" if text != "==" or mutated == "!=" else "equality made an ordering")
+            if text in ("<", "<=") and i in loop_condition:
+                add(f"+ 1 {text}", "loop bound one short")
         elif kind == cindex.TokenKind.KEYWORD and text in ("true", "false"):
             add(SWAPS[text][0], "boolean flipped")
         elif kind == cindex.TokenKind.IDENTIFIER and text in ("min", "max") and previous == "::":
@@ -121,6 +142,22 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 start = tokens[i - 2].extent.start.offset
                 out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
                                   "std::" + text, "", "abs removed"))
+        elif kind == cindex.TokenKind.IDENTIFIER and text in UNSTABLE and previous == "::":
+            add(UNSTABLE[text], "stable order of ties lost")
+        elif kind == cindex.TokenKind.IDENTIFIER and text == "infinity" and previous == "::" and following == "(":
+            add("max", "infinity made a finite sentinel")
+        elif kind == cindex.TokenKind.KEYWORD and text == "double" and i + 1 < len(tokens) and \
+                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER:
+            add("float", "narrowed to float")
+        elif kind == cindex.TokenKind.IDENTIFIER and text in WIDE and i + 1 < len(tokens) and \
+                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER and following not in TYPES and \
+                i + 2 < len(tokens) and tokens[i + 2].spelling in ("=", ";", ",", "{", "("):
+            if previous == "::" and i >= 2:  # std::int64_t: the whole name becomes int
+                start = tokens[i - 2].extent.start.offset
+                out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
+                                  tokens[i - 2].spelling + "::" + text, "int", "narrowed to int"))
+            else:
+                add("int", "narrowed to int")
         elif kind == cindex.TokenKind.LITERAL and text[:1].isdigit():
             number = text.rstrip("uUlLfF")
             if all(c.isdigit() for c in number):
@@ -134,6 +171,9 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 except ValueError:
                     continue
                 add(repr(value * 1.01 if value else 1e-9), "constant nudged")
+                if value and (abs(value) < 1e-3 or abs(value) >= 1e6):  # a tolerance or a sentinel
+                    add(repr(value * 10), "boundary constant moved by 10")
+                    add(repr(value / 10), "boundary constant moved by 10")
     return out
 
 

@@ -271,7 +271,7 @@ def main() -> int:
         fit.write_text(solved.replace("static_cast<double>(n))", "static_cast<double>(n - 1))"))
         wrong = workbook(tree, "run", "1", "--diff")
         expect(solved != fit.read_text() and wrong.returncode == 1
-               and re.search(r"^✗ CRIM .*│ CRIM ", wrong.stdout, re.M) is not None
+               and re.search(r"^✗ CRIM .*│ CRIM |^✗ yours +CRIM .*\n +book +CRIM ", wrong.stdout, re.M) is not None
                and "The first difference is your line" in wrong.stdout,
                "run 1 --diff with the sample standard deviation in 1.1: the changed lines marked ✗, exit 1")
         fit.write_text(solved)
