@@ -9,7 +9,11 @@ Each mutant changes one token of one file of solutions/NN-topic/ (found with lib
 python3-clang, never with regular expressions over the text): a comparison flipped or made
 strict, + and - or * and / exchanged, an integer constant moved by one, a floating constant
 nudged, a sign dropped, std::abs removed, min and max exchanged, && and || exchanged, true and
-false exchanged. The mutated file is compiled as the build compiles the reference, linked with the
+false exchanged; and, aimed at the blind spots of a class's code, a small or huge constant moved
+tenfold, infinity made the largest finite double, a double narrowed to float and a 64-bit count to
+int, a loop bound made one short, an equality made an ordering, stable_sort made sort and
+lower_bound and upper_bound exchanged. The mutated file is compiled as the build compiles the
+reference (with -D_GLIBCXX_ASSERTIONS, so that an index past a vector's end stops), linked with the
 chapter's checks and the other reference files, and the checks run under the usual time limit
 per check (tools/scalebook/checks.py). A mutant that does not compile is stillborn; one that
 fails a check is killed; one that passes every check survives. A survivor that computes the same
@@ -361,6 +365,9 @@ def main() -> int:
             obj = work / "mutant.o"
             command = [w if w != str(sources[exercise]) else str(mutated_source) for w in command]
             command[command.index("-o") + 1] = str(obj)
+            # An index past a std::vector's end stops the check (as the asan preset would) instead
+            # of reading whatever lies there: ABI-compatible with the reference's other objects.
+            command.insert(command.index("-o"), "-D_GLIBCXX_ASSERTIONS")
             compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
             if compiled.returncode != 0:
                 stillborn.append(m)

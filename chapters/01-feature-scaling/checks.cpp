@@ -773,6 +773,22 @@ TEST_CASE("1.5 the nearest neighbours vote, by Euclidean distance") {
   CHECK_MESSAGE(near(k3, Vector::Zero(1), 0.0), "with k = 3 the neighbours' classes are 0, 1, 0: class 0 wins two to one");
 }
 
+TEST_CASE("1.5 the most votes win, however many classes came before") {
+  // Six neighbours at 1..6 from 0 on a line: classes 0, 1, 1, 2, 2, 2. Class 2 has the most votes
+  // (3 against 2 and 1); a tally that counts a class's votes wrongly once earlier classes were
+  // seen (the running best kept as a position, not a count) keeps class 1.
+  const Matrix train = from_rows(6, 1, {1, 2, 3, 4, 5, 6});
+  Vector labels(6);
+  labels << 0, 1, 1, 2, 2, 2;
+  const Matrix test = from_rows(1, 1, {0});
+  INPUTS(train, labels, test, 6);
+  const Vector p = ch01::knn_predict(train, labels, test, 6);
+  CHECK_MESSAGE(near(p, Vector::Constant(1, 2.0), 0.0),
+                said("knn_predict with k = 6: the neighbours' classes are 0, 1, 1, 2, 2, 2, so class 2 wins with 3 votes "
+                     "against 2 and 1",
+                     knn_mistakes(p, train, labels, test, 6)));
+}
+
 TEST_CASE("1.5 ties: equal distances by index, equal votes to the smallest class") {
   // Test at 0 on a line; train at -1 (class 2), +1 (class 1), +3 (class 0), -3 (class 1).
   const Matrix train = from_rows(4, 1, {-1, 1, 3, -3});
