@@ -13,7 +13,8 @@ false exchanged; and, aimed at the blind spots of a class's code, a small or hug
 tenfold, infinity made the largest finite double, a double narrowed to float and a 64-bit count to
 int, a loop bound made one short, an equality made an ordering, stable_sort made sort and
 lower_bound and upper_bound exchanged. The mutated file is compiled as the build compiles the
-reference (with -D_GLIBCXX_ASSERTIONS, so that an index past a vector's end stops), linked with the
+reference (with -D_GLIBCXX_ASSERTIONS and, unless the checks replace malloc, AddressSanitizer, so
+that an index past a vector's or a matrix's end stops the check), linked with the
 chapter's checks and the other reference files, and the checks run under the usual time limit
 per check (tools/scalebook/checks.py). A mutant that does not compile is stillborn; one that
 fails a check is killed; one that passes every check survives. A survivor that computes the same
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shlex
 import subprocess
@@ -260,6 +262,14 @@ def link_command(build: Path, target: str) -> list[str]:
     return words
 
 
+def replaces_malloc(build: Path, link: list[str]) -> bool:
+    """Whether an object the checks link defines malloc (chapter 7's allocation meter): then
+    AddressSanitizer, which must own malloc, cannot run in that binary."""
+    objects = [str(build / w) for w in link if w.endswith(".o")]
+    symbols = subprocess.run(["nm", "--defined-only", *objects], capture_output=True, text=True).stdout
+    return any(line.split()[-2:] == ["T", "malloc"] for line in symbols.splitlines() if line.strip())
+
+
 def build_command(build: Path, target: str) -> str:
     """The command that configures (if need be) and builds TARGET in BUILD, as the student types it."""
     try:
@@ -352,6 +362,10 @@ def main() -> int:
         command, _ = compile_command(build, solutions / chapter.source_of(e))
         reference_objects[e] = str(build / command[command.index("-o") + 1])
     names = registered_checks(build, chapter.folder)
+    # A mutant's file is compiled and linked with AddressSanitizer, so that an access past the end
+    # of a matrix's data stops the check (as the asan preset would) instead of passing unseen.
+    sanitize = [] if replaces_malloc(build, link) else ["-fsanitize=address"]
+    asan_env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=0"}
     known = equivalent_list(chapter_dir)
     killed, survivors, equivalent, stillborn = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
@@ -367,7 +381,7 @@ def main() -> int:
             command[command.index("-o") + 1] = str(obj)
             # An index past a std::vector's end stops the check (as the asan preset would) instead
             # of reading whatever lies there: ABI-compatible with the reference's other objects.
-            command.insert(command.index("-o"), "-D_GLIBCXX_ASSERTIONS")
+            command[command.index("-o"):command.index("-o")] = ["-D_GLIBCXX_ASSERTIONS", *sanitize]
             compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
             if compiled.returncode != 0:
                 stillborn.append(m)
@@ -387,13 +401,14 @@ def main() -> int:
                     raise SystemExit(f"the link of {chapter.target}_checks names neither lib{chapter.target}_reference.a "
                                      f"nor {reference}: tools/mutate.py cannot place a mutant in it")
             linked[linked.index("-o") + 1] = str(binary)
+            linked += sanitize
             link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
             if link_run.returncode != 0:
                 stillborn.append(m)
                 print(f"[{number}/{len(mutants)}] {m.key}: does not link"
                       + (f"\n{link_run.stderr[-2000:]}" if args.verbose else ""), flush=True)
                 continue
-            results = run_checks(binary, names, work / f"run{number}", args.timeout)
+            results = run_checks(binary, names, work / f"run{number}", args.timeout, env=asan_env)
             failing = [r for r in results.values() if r.status != "passed"]
             if failing:
                 killed.append(m)
