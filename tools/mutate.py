@@ -318,7 +318,7 @@ def main() -> int:
                         help="write this run's figures as the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md")
     parser.add_argument("--recheck", metavar="LABEL",
                         help="test only the survivors listed for the row LABEL of MUTANTS.md")
-    parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link")
+    parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link, and what killed it")
     args = parser.parse_args()
     if cindex is None:
         parser.error("python3-clang is missing: run with Debian's /usr/bin/python3 (apt-get install python3-clang)")
@@ -364,30 +364,30 @@ def main() -> int:
     names = registered_checks(build, chapter.folder)
     # A mutant's file is compiled and linked with AddressSanitizer, so that an access past the end
     # of a matrix's data stops the check (as the asan preset would) instead of passing unseen.
-    sanitize = [] if replaces_malloc(build, link) else ["-fsanitize=address"]
+    # Eigen assumes glibc's 16-byte aligned malloc only without the sanitizer, whose malloc is as
+    # aligned: told so, the mutant's matrices are freed the same way as the other objects'.
+    sanitize = [] if replaces_malloc(build, link) else ["-fsanitize=address", "-DEIGEN_MALLOC_ALREADY_ALIGNED=1"]
     asan_env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=0"}
     known = equivalent_list(chapter_dir)
     killed, survivors, equivalent, stillborn = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
         work = Path(scratch)
-        for number, m in enumerate(mutants, 1):
-            exercise = next(e for e in exercises if sources[e].name == m.file)
-            text = sources[exercise].read_bytes()
-            mutated_source = work / m.file
-            mutated_source.write_bytes(text[:m.start] + m.mutated.encode() + text[m.end:])
+
+        def try_source(exercise: str, text: bytes, run: str) -> tuple[str, str, list]:
+            """Compiles TEXT as EXERCISE's file, as its mutants are, links the checks with it and
+            runs them: ("compile" or "link", the error, []) or ("ran", "", the failing results)."""
+            source = work / sources[exercise].name
+            source.write_bytes(text)
             command, directory = compile_command(build, sources[exercise])
             obj = work / "mutant.o"
-            command = [w if w != str(sources[exercise]) else str(mutated_source) for w in command]
+            command = [w if w != str(sources[exercise]) else str(source) for w in command]
             command[command.index("-o") + 1] = str(obj)
             # An index past a std::vector's end stops the check (as the asan preset would) instead
             # of reading whatever lies there: ABI-compatible with the reference's other objects.
             command[command.index("-o"):command.index("-o")] = ["-D_GLIBCXX_ASSERTIONS", *sanitize]
             compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
             if compiled.returncode != 0:
-                stillborn.append(m)
-                print(f"[{number}/{len(mutants)}] {m.key}: does not compile"
-                      + (f"\n{compiled.stderr[-2000:]}" if args.verbose else ""), flush=True)
-                continue
+                return "compile", compiled.stderr[-2000:], []
             objects = [str(obj) if e == exercise else o for e, o in reference_objects.items()]
             binary = work / "checks"
             linked = [w for w in link]
@@ -404,12 +404,29 @@ def main() -> int:
             linked += sanitize
             link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
             if link_run.returncode != 0:
+                return "link", link_run.stderr[-2000:], []
+            results = run_checks(binary, names, work / run, args.timeout, env=asan_env)
+            return "ran", "", [r for r in results.values() if r.status != "passed"]
+
+        # The control: each file of the run, unchanged but built as its mutants are, passes every
+        # check; otherwise the harness, not a mutant, would be what fails them.
+        for exercise in sorted({next(e for e in exercises if sources[e].name == m.file) for m in mutants}):
+            step, error, failing = try_source(exercise, sources[exercise].read_bytes(), f"control-{exercise}")
+            if step != "ran" or failing:
+                raise SystemExit(f"mutate.py: the reference {sources[exercise].name}, built as its mutants are "
+                                 f"({' '.join(['-D_GLIBCXX_ASSERTIONS', *sanitize])}), "
+                                 + (f"does not {step}: {error}" if step != "ran" else
+                                    f"fails {failing[0].name!r}: {failing[0].message[:500]}"))
+        for number, m in enumerate(mutants, 1):
+            exercise = next(e for e in exercises if sources[e].name == m.file)
+            text = sources[exercise].read_bytes()
+            step, error, failing = try_source(exercise, text[:m.start] + m.mutated.encode() + text[m.end:],
+                                              f"run{number}")
+            if step != "ran":
                 stillborn.append(m)
-                print(f"[{number}/{len(mutants)}] {m.key}: does not link"
-                      + (f"\n{link_run.stderr[-2000:]}" if args.verbose else ""), flush=True)
+                print(f"[{number}/{len(mutants)}] {m.key}: does not {step}" + (f"\n{error}" if args.verbose else ""),
+                      flush=True)
                 continue
-            results = run_checks(binary, names, work / f"run{number}", args.timeout, env=asan_env)
-            failing = [r for r in results.values() if r.status != "passed"]
             if failing:
                 killed.append(m)
             elif m.key in known:
@@ -417,7 +434,8 @@ def main() -> int:
             else:
                 survivors.append(m)
             print(f"[{number}/{len(mutants)}] {m.key}: "
-                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}",
+                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}"
+                  + (f" ({failing[0].status}: {failing[0].message[:300]})" if failing and args.verbose else ""),
                   flush=True)
     print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(killed)} killed, {len(survivors)} survived, "
           f"{len(equivalent)} equivalent, {len(stillborn)} did not compile")

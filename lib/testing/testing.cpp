@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -172,20 +173,39 @@ bool numbers_near(double actual, double expected, double tol) {
 
 }  // namespace
 
+namespace {
+// A mask entry's byte, read without reading a bool: an entry the code under test never set may
+// hold any byte, and a bool that is neither 0 nor 1 cannot be printed or compared reliably.
+unsigned char mask_byte(const BoolMatrix& m, Index i, Index j) {
+  unsigned char byte = 0;
+  std::memcpy(&byte, &m(i, j), 1);
+  return byte;
+}
+
+std::string mask_entry(unsigned char byte) {
+  if (byte <= 1) return byte == 1 ? "1" : "0";
+  return "neither 0 nor 1 (the byte " + std::to_string(byte) + ": an entry never set?)";
+}
+}  // namespace
+
 std::string format_mask(const BoolMatrix& m, Index mark_row, Index mark_col) {
   std::ostringstream out;
   const Index rows = std::min(m.rows(), Index{16}), cols = std::min(m.cols(), Index{16});
+  bool unset = false;
   for (Index i = 0; i < rows; ++i) {
     out << "  ";
     for (Index j = 0; j < cols; ++j) {
       const bool marked = i == mark_row && j == mark_col;
-      out << (marked ? '[' : ' ') << (m(i, j) ? '1' : '0') << (marked ? ']' : ' ');
+      const unsigned char byte = mask_byte(m, i, j);
+      unset = unset || byte > 1;
+      out << (marked ? '[' : ' ') << (byte > 1 ? '#' : byte == 1 ? '1' : '0') << (marked ? ']' : ' ');
     }
     if (m.cols() > cols) out << " ...";
     out << '\n';
   }
   if (m.rows() > rows) out << "  ...\n";
   if (m.size() == 0) out << "  (empty)\n";
+  if (unset) out << "  (# is neither 0 nor 1: an entry never set?)\n";
   return out.str();
 }
 
@@ -337,7 +357,7 @@ MatrixMatch same_mask(const BoolMatrix& actual, const BoolMatrix& expected) {
   Index differing = 0, first_i = -1, first_j = -1;
   for (Index i = 0; i < actual.rows(); ++i) {
     for (Index j = 0; j < actual.cols(); ++j) {
-      if (actual(i, j) == expected(i, j)) continue;
+      if (mask_byte(actual, i, j) == mask_byte(expected, i, j)) continue;
       if (differing++ == 0) {
         first_i = i;
         first_j = j;
@@ -350,8 +370,8 @@ MatrixMatch same_mask(const BoolMatrix& actual, const BoolMatrix& expected) {
   }
   std::ostringstream out;
   out << "masks differ in " << differing << " of " << actual.size() << " entries, first at ("
-      << first_i << ", " << first_j << "): actual " << actual(first_i, first_j) << " vs expected "
-      << expected(first_i, first_j) << "\nactual " << shape_of(actual) << ":\n"
+      << first_i << ", " << first_j << "): actual " << mask_entry(mask_byte(actual, first_i, first_j))
+      << " vs expected " << mask_entry(mask_byte(expected, first_i, first_j)) << "\nactual " << shape_of(actual) << ":\n"
       << format_mask(actual, first_i, first_j) << "expected " << shape_of(expected) << ":\n"
       << format_mask(expected, first_i, first_j);
   match.report = out.str();
@@ -629,14 +649,25 @@ std::string show(const RowVector& m) { return describe_entries(m, shape_of(m), t
 std::string show(const BoolMatrix& m) {
   std::string out = "mask " + shape_of(m);
   if (m.size() == 0) return out + ", empty";
-  if (m.all() || !m.any()) return out + ", all " + (m(0, 0) ? "1" : "0");
-  if (m.size() > 64) return out + ", " + std::to_string(m.count()) + " entries 1";
+  Index ones = 0, unset = 0;
+  for (Index i = 0; i < m.rows(); ++i)
+    for (Index j = 0; j < m.cols(); ++j) {
+      const unsigned char byte = mask_byte(m, i, j);
+      ones += byte == 1;
+      unset += byte > 1;
+    }
+  const std::string never_set = unset ? ", " + std::to_string(unset) + " neither 0 nor 1 (#)" : "";
+  if (unset == 0 && (ones == m.size() || ones == 0)) return out + ", all " + (ones ? "1" : "0");
+  if (m.size() > 64) return out + ", " + std::to_string(ones) + " entries 1" + never_set;
   out += " [";
   for (Index i = 0; i < m.rows(); ++i) {
     out += i ? " " : "";
-    for (Index j = 0; j < m.cols(); ++j) out += m(i, j) ? '1' : '0';
+    for (Index j = 0; j < m.cols(); ++j) {
+      const unsigned char byte = mask_byte(m, i, j);
+      out += byte > 1 ? '#' : byte == 1 ? '1' : '0';
+    }
   }
-  return out + "]";
+  return out + "]" + never_set;
 }
 std::string show(const std::vector<Matrix>& matrices) {
   std::string out = std::to_string(matrices.size()) + (matrices.size() == 1 ? " matrix" : " matrices");

@@ -1,6 +1,7 @@
 // Tests of scalebook/testing.hpp: the comparison must fail where it should and explain itself.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -132,6 +133,17 @@ TEST_CASE("masks compare exactly and print as 0/1 grids") {
   CHECK(match.report.find(" 1 [0]") != std::string::npos);
   CHECK_FALSE(same_mask(a, BoolMatrix::Constant(2, 3, true)));
   CHECK(suspect_mask(a, {{kDoubled, b}, {kHalved, a}}) == "the output matches known mistake [halved]: the output halved");
+  // An entry the code under test never set may hold any byte: it prints as #, never as a raw byte.
+  BoolMatrix unset = b;
+  const unsigned char garbage = 190;
+  std::memcpy(&unset(1, 0), &garbage, 1);
+  const MatrixMatch never_set = same_mask(unset, b);
+  CHECK_FALSE(never_set);
+  CHECK(never_set.report.find("first at (1, 0): actual neither 0 nor 1 (the byte 190: an entry never set?) vs expected 1") !=
+        std::string::npos);
+  CHECK(never_set.report.find("[#]") != std::string::npos);
+  CHECK(never_set.report.find(static_cast<char>(garbage)) == std::string::npos);
+  CHECK(show(unset) == "mask (2, 2) [11 #1], 1 neither 0 nor 1 (#)");
 }
 
 namespace {
