@@ -1,6 +1,7 @@
 // Chapter 1 contract — feature scaling.
 // Students implement these in exercises/01-feature-scaling/ex1_fit_scaling.cpp to
-// ex5_knn_predict.cpp, one file per exercise; the reference is in solutions/01-feature-scaling/.
+// ex5_knn_predict.cpp, one file per exercise (the instructor's copy of the workbook holds a
+// reference implementation).
 // Shapes: a data matrix is (n, d), one example per row and one feature per column.
 //
 // Bad input throws, never aborts and never returns garbage: scalebook::ShapeError for empty

@@ -6,7 +6,7 @@
 //      compiled for speed (ch02_bench_track). The reference's in the reference track, the
 //      student's in any other (the student edition's `./workbook bench 2`);
 //   2. lib's trainer (scalebook/mlp.hpp): the same computation in float32, hand-blocked;
-//   3. PyTorch (tools/bench_ch02_torch.py, one thread, float32), when python3-torch is installed.
+//   3. PyTorch (tools/scalebook/bench/ch02_torch.py, one thread, float32), when python3-torch is installed.
 //
 //   ch02_bench [--no-torch] [--repeat N]
 //

@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
       }
       //! [smoothing]
       // As DLwP's first edition: drop the first 10 epochs (their scale dwarfs
-      // the rest), smooth with factor 0.9, take the smallest smoothed value.
+      // the rest), smooth with factor 0.9. The book reads the plot by eye;
+      // the lesson takes the smallest smoothed value.
       const std::vector<double> tail(val.begin() + 10, val.end());
       const std::vector<double> smooth = ch02::smooth_curve(tail, 0.9);
       const Index best = ch02::best_epoch(smooth) + 10 + 1;  // 1-based epoch
@@ -210,6 +211,23 @@ int main(int argc, char** argv) {
       lesson.claim(train.back() < train[static_cast<std::size_t>(best - 1)] &&
                        smooth.back() > smooth[static_cast<std::size_t>(best - 11)],
                    "after the best epoch the training error keeps falling while the validation error creeps up");
+      // The trailing average lags: the same minimum on the unsmoothed curve, and on a centred
+      // average of 19 epochs (9 each side), over the epochs the smoothing sees (11 .. 500).
+      const int half = 9;
+      const Index raw_best = ch02::best_epoch(tail) + 10 + 1;
+      std::vector<double> centred;
+      for (int e = 11 + half; e <= epochs - half; ++e) {
+        double sum = 0.0;
+        for (int j = e - half; j <= e + half; ++j) sum += val[static_cast<std::size_t>(j - 1)];
+        centred.push_back(sum / (2 * half + 1));
+      }
+      const Index centred_best = ch02::best_epoch(centred) + 11 + half;
+      const double lag = 0.9 / (1.0 - 0.9);
+      std::printf("lowest point: epoch %d unsmoothed, %d in a centred average over %d epochs, %d smoothed\n",
+                  static_cast<int>(raw_best), static_cast<int>(centred_best), 2 * half + 1, static_cast<int>(best));
+      std::printf("(the smoothing's weights lie on average 0.9/(1 - 0.9) = %.0f epochs back)\n", lag);
+      lesson.claim(best > centred_best && std::abs(static_cast<double>(best - centred_best) - lag) <= 3.0,
+                   "the smoothed minimum comes about the lag's 9 epochs after the centred one");
       std::vector<double> epoch_numbers, smooth_epochs;
       for (int e = 1; e <= epochs; ++e) {
         epoch_numbers.push_back(e);
@@ -282,9 +300,47 @@ int main(int argc, char** argv) {
       const Index best_small = ch02::best_epoch(curve_small) + 1, best_large = ch02::best_epoch(curve_large) + 1;
       std::printf("\nmean validation curve with 303 rows: lowest at epoch %d (2 x 64) and %d (3 x 128)\n",
                   static_cast<int>(best_small), static_cast<int>(best_large));
+      // How flat the larger model's curve is after its lowest point: the next epoch, at least ten
+      // later, within 0.005 of that lowest value; and the averages over 20 epochs.
+      const double large_low = curve_large[static_cast<std::size_t>(best_large - 1)];
+      int again = 0;
+      for (int e = static_cast<int>(best_large) + 10; e <= epochs && again == 0; ++e)
+        if (curve_large[static_cast<std::size_t>(e - 1)] <= large_low + 0.005) again = e;
+      std::printf("3 x 128: lowest %.3f at epoch %d, within 0.005 of it again at epoch %d\n", large_low,
+                  static_cast<int>(best_large), again);
+      std::printf("averages over 20 epochs:   ");
+      for (int start = 21; start <= epochs; start += 20) std::printf(" %7s", (std::to_string(start) + "-" + std::to_string(start + 19)).c_str());
+      std::vector<double> windows_large;
+      for (int m = 0; m < 2; ++m) {
+        const std::vector<double>& curve = m == 0 ? curve_small : curve_large;
+        std::printf("\n  %-24s", models[m].name);
+        for (int start = 21; start <= epochs; start += 20) {
+          double sum = 0.0;
+          for (int e = start; e < start + 20; ++e) sum += curve[static_cast<std::size_t>(e - 1)] / 20.0;
+          std::printf(" %7.3f", sum);
+          if (m == 1) windows_large.push_back(sum);
+        }
+      }
+      std::printf("\n");
       const std::size_t last = rows_column.size() - 1;
       std::printf("gap growth from %d to %d rows: %+.3f (2 x 64), %+.3f (3 x 128)\n", static_cast<int>(rows_column[0]),
                   static_cast<int>(rows_column[last]), gap_small[last] - gap_small[0], gap_large[last] - gap_large[0]);
+      std::printf("final minus best val MAE, 2 x 64 / 3 x 128:\n ");
+      bool large_flattered = true;
+      for (std::size_t i = 0; i <= last; ++i) {
+        const double small_drop = val_small[i] - best_val_small[i], large_drop = val_large[i] - best_val_large[i];
+        std::printf(" %d rows %.3f / %.3f%s", static_cast<int>(rows_column[i]), small_drop, large_drop, i < last ? ";" : "");
+        large_flattered = large_flattered && large_drop > small_drop;
+      }
+      std::printf("\n");
+      lesson.claim(again - best_large >= 25 && again - best_large <= 40,
+                   "the larger model's curve comes within 0.005 of its low again about thirty epochs later");
+      bool later_worse = true;
+      for (std::size_t w = 1; w < windows_large.size(); ++w)
+        later_worse = later_worse && windows_large[w] > windows_large[0] && windows_large[w] - windows_large[0] < 0.1;
+      lesson.claim(later_worse, "afterwards the larger model is slightly worse, by the averages over 20 epochs");
+      lesson.claim(large_flattered,
+                   "the distance from the final to the best validation MAE is the larger for the larger model at every size");
       bool gaps_grow = true, large_gap_larger = true, large_best_lower = true;
       for (std::size_t i = 0; i <= last; ++i) {
         if (i > 0) gaps_grow = gaps_grow && gap_small[i] > gap_small[i - 1] && gap_large[i] > gap_large[i - 1];
@@ -295,7 +351,7 @@ int main(int argc, char** argv) {
       lesson.claim(large_gap_larger, "the larger model's gap is the larger one at every size");
       lesson.claim(gap_small[last] - gap_small[0] > gap_large[last] - gap_large[0],
                    "the small model's gap grows the more as rows are removed");
-      lesson.claim(large_best_lower, "stopped at its best epoch, the larger model is not worse");
+      lesson.claim(large_best_lower, "stopped at its best epoch, the larger model looks better at every size");
       lesson.claim(best_large < best_small, "the larger model's validation curve reaches its lowest point earlier");
       lesson.table("ch02_gap.dat", {"rows", "gap_small", "gap_large", "val_small", "val_large"},
                    {rows_column, gap_small, gap_large, val_small, val_large});

@@ -1,6 +1,7 @@
 // Chapter 2 contract — small models on scarce data.
 // Students implement these in exercises/02-small-models/ex1_dense_forward.cpp to
-// ex6_best_epoch.cpp, one file per exercise; the reference is in solutions/02-small-models/.
+// ex6_best_epoch.cpp, one file per exercise (the instructor's copy of the workbook holds a
+// reference implementation).
 // Shapes: a batch x is (n, in), one example per row; a Dense layer's weights w are (in, out) and
 // its bias b is (1, out); its output is (n, out).
 //

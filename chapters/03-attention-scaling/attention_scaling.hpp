@@ -1,6 +1,7 @@
 // Chapter 3 contract — why attention scores are divided by sqrt(d_k).
 // Students implement these in exercises/03-attention-scaling/ex1_dot_scores.cpp to
-// ex5_row_entropy.cpp, one file per exercise; the reference is in solutions/03-attention-scaling/.
+// ex5_row_entropy.cpp, one file per exercise (the instructor's copy of the workbook holds a
+// reference implementation).
 // Shapes: q is (n, d_k), k is (m, d_k).
 #pragma once
 

@@ -6,6 +6,7 @@
 //
 // Linked against the reference (the book's numbers) and against a student's track, where the same
 // program shows their own numbers beside the book's.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -154,10 +155,11 @@ Matrix non_iid_matrix(Index rows, Index cols, double mean, bool correlated, Rng&
 // and the mean row entropy of scaled attention with n = m = 16.
 struct NonIidRow {
   double z_mean, z_variance, entropy;
+  double entropy_by_dk;  // the same rows with the scores divided by d_k instead of sqrt(d_k)
 };
 
 NonIidRow non_iid_at(int d_k, int samples, double mean, bool correlated, Rng& rng) {
-  NonIidRow row{0, 0, 0};
+  NonIidRow row{0, 0, 0, 0};
   Vector z(samples);
   for (int s = 0; s < samples; ++s) {
     const Matrix q = non_iid_matrix(1, d_k, mean, correlated, rng);
@@ -171,6 +173,8 @@ NonIidRow non_iid_at(int d_k, int samples, double mean, bool correlated, Rng& rn
     const Matrix q = non_iid_matrix(16, d_k, mean, correlated, rng);
     const Matrix k = non_iid_matrix(16, d_k, mean, correlated, rng);
     row.entropy += ch03::row_entropy(ch03::softmax_rows(ch03::scaled_scores(q, k))).mean() / trials;
+    const Matrix by_dk = ch03::dot_scores(q, k) / static_cast<double>(d_k);
+    row.entropy_by_dk += ch03::row_entropy(ch03::softmax_rows(by_dk)).mean() / trials;
   }
   return row;
 }
@@ -343,25 +347,38 @@ int main(int argc, char** argv) {
                   "    theory: mean of z = sqrt(d_k), variance of z = 3\n");
       std::printf("%6s %12s %12s %12s %14s\n", "d_k", "mean z", "sqrt(d_k)", "Var z",
                   "row entropy");
+      std::vector<double> mean_one_entropy;
       for (int d_k : {4, 16, 64, 256, 1024}) {
         Rng rng(300 + d_k);
         const NonIidRow row = non_iid_at(d_k, samples, 1.0, false, rng);
         std::printf("%6d %12s %12s %12s %14s\n", d_k, number(row.z_mean).c_str(),
                     number(std::sqrt(d_k)).c_str(), number(row.z_variance).c_str(),
                     number(row.entropy).c_str());
+        mean_one_entropy.push_back(row.entropy);
       }
       std::printf("\n(b) components with mean 0 and variance 1, but correlated (1/2 between\n"
                   "    any two components of the same vector)\n"
                   "    theory: mean of z = 0, variance of z = (d_k + 3)/4\n");
-      std::printf("%6s %12s %12s %12s %14s\n", "d_k", "mean z", "Var z", "(d_k+3)/4",
-                  "row entropy");
+      std::printf("%6s %12s %12s %12s %14s %12s\n", "d_k", "mean z", "Var z", "(d_k+3)/4",
+                  "row entropy", "... / d_k");
+      std::vector<double> correlated_entropy, correlated_by_dk;
       for (int d_k : {4, 16, 64, 256, 1024}) {
         Rng rng(400 + d_k);
         const NonIidRow row = non_iid_at(d_k, samples, 0.0, true, rng);
-        std::printf("%6d %12s %12s %12s %14s\n", d_k, number(row.z_mean).c_str(),
+        std::printf("%6d %12s %12s %12s %14s %12s\n", d_k, number(row.z_mean).c_str(),
                     number(row.z_variance).c_str(), number((d_k + 3) / 4.0).c_str(),
-                    number(row.entropy).c_str());
+                    number(row.entropy).c_str(), number(row.entropy_by_dk).c_str());
+        correlated_entropy.push_back(row.entropy);
+        correlated_by_dk.push_back(row.entropy_by_dk);
       }
+      std::printf("(the last column: the same rows' entropy with the scores divided by d_k)\n");
+      bool falls = true;
+      for (std::size_t i = 1; i < correlated_entropy.size(); ++i) falls = falls && correlated_entropy[i] < correlated_entropy[i - 1];
+      lesson.claim(falls, "with correlated components the row entropy falls steadily as d_k grows");
+      lesson.claim(*std::min_element(mean_one_entropy.begin(), mean_one_entropy.end()) > correlated_entropy.back() + 1.0,
+                   "with mean-1 components the row entropy does not fall the way the correlated one does");
+      lesson.claim(correlated_by_dk.back() > correlated_by_dk[2] - 0.2 && correlated_by_dk.back() > correlated_entropy.back() + 1.0,
+                   "divided by d_k instead, the correlated case's entropy levels off instead of collapsing");
     }
     lesson.end("assumption-fails");
 

@@ -1,8 +1,8 @@
 // Chapter 4 contract — causal masking: the future is not available.
 // Students implement these in exercises/04-causal-masking/ex1_causal_mask.cpp to
-// ex3_causal_attention.cpp, one file per exercise; the reference is in
-// solutions/04-causal-masking/. Shapes: q is (n_q, d_k), k is (n_k, d_k), v is (n_k, d_v); masks
-// and weights are (n_q, n_k).
+// ex3_causal_attention.cpp, one file per exercise (the instructor's copy of the workbook holds a
+// reference implementation). Shapes: q is (n_q, d_k), k is (n_k, d_k), v is (n_k, d_v); masks and
+// weights are (n_q, n_k).
 #pragma once
 
 #include "scalebook/alignment.hpp"

@@ -2,7 +2,7 @@
 //
 // Every case is named after its exercise ("5.4 ...") so that progress and grading count per
 // exercise. Expected values come from PyTorch's nn.MultiheadAttention (fixtures/*.csv, written by
-// tools/fixtures/ch05_torch_fixtures.py and compiled in), from examples worked by hand, or from an
+// tools/maintainer/fixtures/ch05_torch_fixtures.py and compiled in), from examples worked by hand, or from an
 // independent implementation in this file written with plain loops — never from the code under
 // test, and no check of one exercise calls another exercise. The plain-loop implementation can
 // also make each known mistake on purpose: a failure names a mistake only when the output is the

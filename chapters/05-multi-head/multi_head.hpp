@@ -1,10 +1,9 @@
 // Chapter 5 contract — multi-head attention and concatenation.
-// Students implement these in exercises/05-multi-head/ex1_linear.cpp to
-// ex6_multi_head_fused.cpp, one file per exercise; the reference is in
-// solutions/05-multi-head/.
+// Students implement these in exercises/05-multi-head/ex1_linear.cpp to ex6_multi_head_fused.cpp,
+// one file per exercise (the instructor's copy of the workbook holds a reference implementation).
 //
 // Layout: the one of PyTorch's nn.MultiheadAttention, so that every number can be checked against
-// PyTorch (the checks do, with fixtures written by tools/fixtures/ch05_torch_fixtures.py).
+// PyTorch (the checks do, with fixtures written by tools/maintainer/fixtures/ch05_torch_fixtures.py).
 //   E = embed_dim, H = num_heads, head_dim = E / H.
 //   query (n_q, E); key and value (n_k, E): one token per row.
 //   in_proj_weight (3E, E): rows 0..E-1 are W_q, rows E..2E-1 W_k, rows 2E..3E-1 W_v; in_proj_bias

@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
     const double drawn_noise = (yv - yv_clean).squaredNorm() / static_cast<double>(yv.size());
 
     std::vector<double> sizes, data_loss;
+    std::vector<double> largest_runs;  // the runs behind the mean at the largest size
     lesson.begin("data-scaling");
     {
       //! [data-experiment]
@@ -159,8 +160,11 @@ int main(int argc, char** argv) {
       // rows, averaged over 3 training runs.
       for (Index n = 64; n <= 16384; n *= 2) {
         double mean = 0.0;
-        for (int seed = 0; seed < kSeeds; ++seed)
-          mean += validation_loss(x, y, n, xv, yv, 64, kSteps, 700 + 10 * n + seed) / kSeeds;
+        for (int seed = 0; seed < kSeeds; ++seed) {
+          const double run = validation_loss(x, y, n, xv, yv, 64, kSteps, 700 + 10 * n + seed);
+          mean += run / kSeeds;
+          if (n == 16384) largest_runs.push_back(run);
+        }
         sizes.push_back(static_cast<double>(n));
         data_loss.push_back(mean);
       }
@@ -199,7 +203,7 @@ int main(int argc, char** argv) {
       for (double g = 32; g <= 32768 * 1.001; g *= std::sqrt(2.0)) grid.push_back(g);
       std::vector<std::vector<double>> at_grid(grid.size()), at_out(n_out.size());
       Rng boot(602);
-      int refits = 0;
+      int refits = 0, redrawn = 0, exactly_three = 0;
       while (refits < 200) {
         std::vector<double> bn, bl;
         for (int k = 0; k < 5; ++k) {
@@ -209,7 +213,12 @@ int main(int argc, char** argv) {
         }
         std::vector<double> distinct = bn;
         std::sort(distinct.begin(), distinct.end());
-        if (std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 3) continue;
+        const auto distinct_sizes = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
+        if (distinct_sizes < 3) {
+          ++redrawn;
+          continue;
+        }
+        if (distinct_sizes == 3) ++exactly_three;
         const ch06::SaturatingPowerLaw f = ch06::fit_saturating_power_law(bn, bl);
         for (std::size_t g = 0; g < grid.size(); ++g) at_grid[g].push_back(f.e + f.a * std::pow(grid[g], -f.alpha));
         for (std::size_t g = 0; g < n_out.size(); ++g) at_out[g].push_back(f.e + f.a * std::pow(n_out[g], -f.alpha));
@@ -225,6 +234,11 @@ int main(int argc, char** argv) {
                     without_e.predicted[i], 100 * without_e.relative_error[i]);
       }
       std::printf("\nworst relative error: %.1f%% with E, %.1f%% without\n", 100 * with_e.worst, 100 * without_e.worst);
+      std::printf("band: %d refits on resamples of the 5 points; %d resamples with fewer than 3 distinct\n"
+                  "sizes were drawn again, and %d of the %d have exactly 3, one per parameter of the law\n",
+                  refits, redrawn, exactly_three, refits);
+      lesson.claim(redrawn > 0 && exactly_three > 0.35 * refits && exactly_three < 0.65 * refits,
+                   "resamples with fewer than 3 distinct sizes are drawn again, and about half of the rest have exactly 3");
       bool grows = true, below_noise = false;
       for (std::size_t i = 0; i < n_out.size(); ++i) {
         if (i > 0) grows = grows && std::abs(with_e.relative_error[i]) > std::abs(with_e.relative_error[i - 1]);
@@ -271,6 +285,20 @@ int main(int argc, char** argv) {
       std::printf("irreducible loss E = %.4f; noise variance put in %.4f\n", fit.e, kNoiseVariance);
       std::printf("width 64 here is one run (seed %d); the data-scaling table's 16384 rows average %d seeds: %.4f\n",
                   800 + 64, kSeeds, data_loss.back());
+      const double run_spread = std::abs(width_loss[6] - data_loss.back());
+      const double widest_rise = std::max(width_loss[7], width_loss[8]) - width_loss[6];
+      std::printf("past width 64: %+.4f (128), %+.4f (256), single runs; width 64's single run and that\n"
+                  "mean differ by %.4f (those three runs span %.4f .. %.4f)\n",
+                  width_loss[7] - width_loss[6], width_loss[8] - width_loss[6], run_spread,
+                  *std::min_element(largest_runs.begin(), largest_runs.end()),
+                  *std::max_element(largest_runs.begin(), largest_runs.end()));
+      const double span = *std::max_element(largest_runs.begin(), largest_runs.end()) -
+                          *std::min_element(largest_runs.begin(), largest_runs.end());
+      lesson.claim(widths[6] == 64 && best_width == width_loss.begin() + 6 && widest_rise < run_spread &&
+                       widest_rise < span &&
+                       width_loss[6] < *std::min_element(largest_runs.begin(), largest_runs.end()),
+                   "past width 64 single runs stop improving, by less than the spread between runs; width 64's run "
+                   "lies below all three runs of the data table");
       lesson.claim(fit.e < drawn_noise, "the width curve's fitted floor, too, sits below the validation noise's mean square");
       std::vector<double> grid, line;
       for (double g = 1; g <= 256 * 1.001; g *= std::sqrt(2.0)) {

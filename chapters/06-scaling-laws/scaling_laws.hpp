@@ -1,6 +1,7 @@
 // Chapter 6 contract — scaling laws and their limits.
 // Students implement these in exercises/06-scaling-laws/ex1_fit_power_law.cpp to
-// ex6_accuracy_report.cpp, one file per exercise; the reference is in solutions/06-scaling-laws/.
+// ex6_accuracy_report.cpp, one file per exercise (the instructor's copy of the workbook holds a
+// reference implementation).
 // A "size" N is a model or data size (parameters, rows, tokens): a positive number. A "loss" L is
 // a validation loss: a positive number. sizes[i] and losses[i] describe one run.
 //

@@ -1,6 +1,7 @@
 // Chapter 7 contract — under the hood: what attention costs, and exact tiled attention.
 // Students implement these in exercises/07-under-the-hood/ex1_attention_flops.cpp to
-// ex6_tiled_attention.cpp, one file per exercise; the reference is in solutions/07-under-the-hood/.
+// ex6_tiled_attention.cpp, one file per exercise (the instructor's copy of the workbook holds a
+// reference implementation).
 // Shapes: q is (n_q, d_k), k is (n_k, d_k), v is (n_k, d_v); scores and weights are (n_q, n_k).
 //
 // Rules every function here follows (the checks rely on them):
@@ -10,7 +11,9 @@
 //   "tiled_attention: block_q must be positive, got 0"; lib's require_* helpers write it so.
 // - Nothing aborts and nothing returns garbage on bad input.
 // - FLOPs are counted as floating-point operations: a multiply-add is TWO FLOPs (one multiply,
-//   one add), as in every published FLOP count of Transformers. Counts are exact integers.
+//   one add), as Kaplan et al. (2020) and Hoffmann et al. (2022) count them. Some tools count one
+//   (fvcore 0.1.6's FlopCountAnalysis: "We count one fused multiply-add as one flop"), so published
+//   figures can differ by a factor of 2. Counts are exact integers.
 #pragma once
 
 #include <cstdint>

@@ -15,7 +15,7 @@
 //                                 (lib/remote/client.cpp knows it; a message never decides it) (the message is one line, its newlines and
 //                                 backslashes escaped as \n and \\). A "start" with no end means
 //                                 the process died or was stopped inside that check: the runner
-//                                 (tools/scalebook/checks.py) names it and runs the rest again.
+//                                 (tools/scalebook/loop/run_checks.py) names it and runs the rest again.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 

@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-MISTAKE = re.compile(r"known mistake \[([a-z][a-z0-9_]*)\]")  # as tools/scalebook/checks.py's
+MISTAKE = re.compile(r"known mistake \[([a-z][a-z0-9_]*)\]")  # as tools/scalebook/loop/run_checks.py's
 NAMED = re.compile(r'\bNamed\s+\w+\s*\{\s*"([^"]*)"')          # constexpr Named kX{"id", "text"}
 ID = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 POINTER = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")

@@ -44,8 +44,8 @@ SaturatingPowerLaw fit_saturating_power_law(const std::vector<double>& sizes, co
     }
   }
   const double top = *std::min_element(losses.begin(), losses.end());  // E stays below every loss
-  // The trial E_k = top (1 - 10^(-12 k / 256)), k = 0 .. 256: E_0 = 0, then ever closer to the
-  // smallest loss, as finely near it (in L - E) as near 0.
+  // The trial E_k = top (1 - 10^(-12 k / 256)), k = 0 .. 255 (E_256 only bounds the refinement):
+  // E_0 = 0, then ever closer to the smallest loss, as finely near it (in L - E) as near 0.
   const int grid = 256;
   auto trial = [&](int k) { return top * (1.0 - std::pow(10.0, -12.0 * k / grid)); };
   PowerLaw fit;

@@ -1,20 +1,24 @@
-"""A chapter's lesson output on the student's code beside the book's (the reference's output the
+"""Compares a chapter's lesson output on the student's code with the book's.
+
+A chapter's lesson output on the student's code beside the book's (the reference's output the
 book build recorded), line by line. Three kinds of line:
 
   same      the same text;
   close     differs only where an implementation may legitimately differ: a number in the last
             digit it is printed with (rounding of the last bit in a different order of operations),
             a number within the chapter's tolerance (the relative difference its checks allow a
-            correct output, TOLERANCE in its CMakeLists.txt: a roundoff of 7.2e-16 against 6.7e-16,
+            correct output, "tolerance" in its chapter.json: a roundoff of 7.2e-16 against 6.7e-16,
             0 against 5.6e-17), or a timing (a line with a duration or a rate in it);
   differs   anything else: a number off by more than its last printed digit, a different integer
             (a count, an index, a class), different words, a line missing or extra.
 
 Lines are paired by their text with the numbers taken out, so a line whose numbers changed is set
-beside its counterpart instead of showing as one line removed and one added."""
+beside its counterpart instead of showing as one line removed and one added.
+"""
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -69,9 +73,8 @@ def numbers_close(mine: str, book: str, tolerance: float = 0.0) -> bool:
 
 
 def tolerance_of(folder: Path) -> float:
-    """A chapter's TOLERANCE (scalebook_add_chapter in its CMakeLists.txt); 0 when it has none."""
-    match = re.search(r"\bTOLERANCE\s+([0-9.eE+-]+)", (folder / "CMakeLists.txt").read_text())
-    return float(match.group(1)) if match else 0.0
+    """A chapter's "tolerance" (its manifest, chapter.json); 0 when it has none."""
+    return float(json.loads((folder / "chapter.json").read_text()).get("tolerance", 0.0))
 
 
 def classify(mine: str, book: str, tolerance: float = 0.0) -> str:

@@ -12,7 +12,7 @@
 // agree with the benchmark's own naive version: timing a wrong or unfinished answer would mean
 // nothing (exit status 3 names the exercise to finish first).
 //
-// Benchmarks (Google Benchmark; the runner tools/bench_ch07.py asks for a warm-up and repetitions
+// Benchmarks (Google Benchmark; the runner tools/scalebook/bench/ch07.py asks for a warm-up and repetitions
 // and keeps the best):
 //   tiled/<type>/<n>/<causal>        the track's 7.6 (tiled_attention_core in the reference track),
 //                                    blocks of kBlockQ x kBlockK

@@ -7,9 +7,12 @@ set ylabel "query i"
 set xrange [-0.5:31.5]
 set yrange [31.5:-0.5]
 set size ratio -1
-set cbrange [0:2]
+# Three categories, three flat colours: a palette of exactly three (maxcolors), each value centred
+# in its band of the colour box, and a grey that reads as grey on white.
+set cbrange [-0.5:2.5]
 set cbtics ("skipped tile" 0, "masked" 1, "used" 2)
-set palette defined (0 '#f7f7f7', 1 '#fdb863', 2 '#5e3c99')
+set palette maxcolors 3
+set palette defined (0 '#bdbdbd', 1 '#fdb863', 2 '#5e3c99')
 set xtics 0, 8, 32 nomirror out
 set ytics 0, 8, 32 nomirror out
 do for [c = 0:4] {

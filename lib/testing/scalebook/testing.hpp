@@ -14,7 +14,7 @@
 // (by applying the mistake to its reference computation) for the same input, and name the
 // mistakes whose output it equals; a throw check names the mistake given for "nothing thrown"
 // only when nothing was thrown. Nothing else prints a Named. Every named mistake reads, in every
-// message, "known mistake [ID]: TEXT" (kMistakeForm); tools/scalebook/checks.py's mistake_ids()
+// message, "known mistake [ID]: TEXT" (kMistakeForm); tools/scalebook/loop/run_checks.py's mistake_ids()
 // reads the ids back, ./workbook hint keys its advice on them, and the grading report carries them.
 //
 // Every check leads with a sentence: no plain CHECK or REQUIRE in a chapter's checks, and a message
@@ -62,7 +62,7 @@ struct Named {
   const char* text;  ///< what the mistake is, as a statement (the output proved it)
 };
 
-/// How every message names a mistake: "known mistake [ID]: TEXT". tools/scalebook/checks.py's
+/// How every message names a mistake: "known mistake [ID]: TEXT". tools/scalebook/loop/run_checks.py's
 /// mistake_ids() finds the ids by this form, and nothing a submission sends can forge it (see
 /// submitted()).
 inline constexpr const char* kMistakeForm = "known mistake [";

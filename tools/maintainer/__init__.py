@@ -1,0 +1,1 @@
+"""The maintainers' tools, left out of the student edition: mutation testing, timing, fixtures."""

@@ -1,0 +1,1 @@
+"""One module per ./workbook command; tools/workbook.py's table says which."""

@@ -1,0 +1,197 @@
+"""Builds grading's trusted half from this tree and copies it into the CTest tree.
+
+The trusted half of grading: built once from this tree (never from a submission) and copied into
+the CTest tree with its checks processes, libraries, headers, precompiled header, limits and steps.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..config import PCH_HEADERS, PCH_SECONDS, ROOT, TOOLS, Settings
+from ..course import Chapter
+from ..errors import GradingError
+from ..files import atomic_copy, write_json
+from . import sandbox
+from .supervise import log, run_quietly
+
+NATIVE = TOOLS / "scalebook" / "grading" / "native"
+
+
+def build_kit(build_dir: Path, chapters: list[Chapter]) -> dict:
+    """Builds the trusted half from this tree in build/grading-kit (never from a submission), one
+    grading run at a time, and returns what grading-kit.tsv says about it."""
+    if (build_dir / "grading-kit.tsv").exists() and not os.access(build_dir, os.W_OK):
+        log(f"(using the kit in {build_dir} as it was built: this user may not rebuild it)")
+    else:
+        build_locked(build_dir, chapters)
+    kit = {"chapters": {}, "files": {}}
+    for line in (build_dir / "grading-kit.tsv").read_text().splitlines():
+        parts = line.split("\t")
+        if parts[0] == "chapter":
+            kit["chapters"][parts[1]] = {"checks": parts[3], "serve": parts[4], "dir": parts[5], "libs": None}
+        elif parts[0] == "libs":  # the archives of lib this chapter's worker may link (no copy of its answers)
+            kit["chapters"][parts[1]]["libs"] = [p for p in parts[2:] if p]
+        elif parts[0] == "copy":
+            continue
+        elif len(parts) >= 2:
+            kit["files"][parts[0]] = parts[1]
+    return kit
+
+
+def build_locked(build_dir: Path, chapters: list[Chapter]) -> None:
+    build_dir.mkdir(parents=True, exist_ok=True)
+    with open(build_dir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (build_dir / "build.ninja").exists():
+            # The kit links no track, but configuring names one: the reference, or the stubs in a tree
+            # shipped without solutions (Gradescope's autograder, grading/autograder.py).
+            track = ROOT / "solutions" if (ROOT / "solutions").is_dir() else ROOT / "exercises"
+            configured = run_quietly(["cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
+                                      "-DSCALEBOOK_GRADING=ON", f"-DSCALEBOOK_TRACK_DIR={track}",
+                                      "-DSCALEBOOK_BUILD_DOCS=OFF"])
+            if configured.returncode != 0:
+                raise GradingError("configuring the grading kit failed:\n" + configured.stdout[-3000:])
+        # lib's archives: a chapter's worker links its base and earlier chapters' answers only.
+        targets = ["scalebook_lib_archives", "scalebook_remote_server"]
+        for chapter in chapters:
+            targets += [f"{chapter.target}_checks_remote", f"{chapter.target}_serve"]
+        built = run_quietly(["cmake", "--build", str(build_dir), "--target", *targets])
+        if built.returncode != 0:
+            raise GradingError("building the grading kit from this tree failed:\n" + built.stdout[-3000:])
+
+
+def compile_native(build_dir: Path, fallback: Path, name: str) -> Path:
+    """native/NAME.cpp (check, the step that runs each check, or box, the worker box's first
+    process), compiled once per version of it (in FALLBACK when this user may not write BUILD_DIR)."""
+    source = NATIVE / f"{name}.cpp"
+    folder = build_dir if os.access(build_dir, os.W_OK) else fallback
+    binary = folder / f"grade_{name}-{hashlib.sha256(source.read_bytes()).hexdigest()[:16]}"
+    if not binary.exists():
+        # Linked statically where the C++ library's archive is installed: CTest starts the step once
+        # per check, and a static one starts in two thirds of the time (no shared libraries to load).
+        # A name of this process's own: two grading runs may compile the same new version at once.
+        partial = f"{binary}.{os.getpid()}.part"
+        flags = ["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", partial, str(source)]
+        built = run_quietly([*flags, "-static"])
+        if built.returncode != 0:
+            built = run_quietly(flags)
+        if built.returncode != 0:
+            raise GradingError(f"compiling {source.relative_to(ROOT)} failed:\n" + built.stdout[-3000:])
+        Path(partial).replace(binary)
+    return binary
+
+
+def contract_functions(chapter: Chapter) -> dict[str, list[str]]:
+    """Exercise id -> the contract functions it defines (chapters/NN/remote.def)."""
+    functions: dict[str, list[str]] = {}
+    for match in re.finditer(r"^SCALEBOOK_REMOTE\(\s*([0-9.]+)\s*,\s*(\w+)",
+                             (ROOT / "chapters" / chapter.folder / "remote.def").read_text(), re.M):
+        functions.setdefault(match.group(1), []).append(match.group(2))
+    return functions
+
+
+def make_pch(kit: dict, kit_dir: Path, build_dir: Path, settings: Settings) -> None:
+    """Precompiles the headers every exercise file starts with, in a box (a precompiled header must
+    be made with the paths the compiles will see), once per version of lib's headers."""
+    (kit_dir / "pch" / "pch.hpp").write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
+    digest = hashlib.sha256(kit["compiler"].encode())
+    for path in sorted((kit_dir / "include").rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(kit_dir)).encode() + b"\0" + path.read_bytes())
+    cached = build_dir / f"pch-{digest.hexdigest()[:16]}.gch"
+    if cached.exists():
+        shutil.copy2(cached, kit_dir / "pch" / "pch.hpp.gch")
+        return
+    limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=PCH_SECONDS, file_mb=1024))
+    argv = [kit["compiler"], "-std=c++20", "-O1", "-I/kit/include", "-isystem", kit["eigen"],
+            "-x", "c++-header", "/kit/pch/pch.hpp", "-o", "/kit/pch/pch.hpp.gch"]
+    command = sandbox.write_arguments(kit_dir / "pch.box", sandbox.box_arguments(
+        [("rw", kit_dir / "pch", "/kit/pch"), ("ro", kit_dir / "include", "/kit/include")], argv, limits))
+    code, output = sandbox.run(kit_dir / "pch.box", command, limits, PCH_SECONDS)
+    if code != 0:
+        raise GradingError(f"precompiling the exercises' headers failed: {output[-2000:].decode(errors='replace')}")
+    (kit_dir / "pch.box").unlink()
+    if os.access(build_dir, os.W_OK):
+        atomic_copy(kit_dir / "pch" / "pch.hpp.gch", cached)
+
+
+def copy_chapter(built: dict, chapter: Chapter, kit_dir: Path, server: str, checks_table: list[str],
+                 kit: dict) -> None:
+    """One chapter's trusted checks process, worker server, headers and lib archives into the kit,
+    and its rows of kit.json."""
+    info = built["chapters"][chapter.folder]
+    binary = Path(info["checks"]).name
+    shutil.copy2(info["checks"], kit_dir / "checks" / binary)
+    shutil.copy2(info["serve"], kit_dir / "serve" / f"{chapter.folder}.o")
+    (kit_dir / "chapters" / chapter.folder).mkdir()
+    for header in sorted(Path(info["dir"]).glob("*.hpp")):
+        shutil.copy2(header, kit_dir / "chapters" / chapter.folder / header.name)
+    libs = []
+    for archive in info["libs"] or [built["files"]["lib"]]:
+        if not (kit_dir / "lib" / Path(archive).name).exists():
+            shutil.copy2(archive, kit_dir / "lib" / Path(archive).name)
+        libs.append(Path(archive).name)
+    kit["chapters"][chapter.folder] = {"number": chapter.number, "exercises": chapter.exercises,
+                                       "sources": list(chapter.sources), "server": server, "libs": libs,
+                                       "functions": contract_functions(chapter)}
+    for line in checks_table:
+        folder, exercise, points, key, name = line.split("\t")
+        if folder == chapter.folder:
+            kit["checks"][key] = {"chapter": folder, "exercise": exercise, "points": int(points),
+                                  "name": name, "binary": binary}
+
+
+def write_settings(kit_dir: Path, settings: Settings) -> None:
+    """The run's limits, as JSON for the Python steps and KEY=VALUE lines for the C++ ones."""
+    write_json(kit_dir / "settings.json", settings.as_dict())
+    flat = {**{k: v for k, v in settings.as_dict().items() if k != "limits"}, **settings.limits.as_dict()}
+    (kit_dir / "settings.env").write_text("".join(f"{k}={v}\n" for k, v in flat.items()))
+
+
+def kit_fingerprint(kit: dict, kit_dir: Path) -> str:
+    """Every input of the kit's verdicts: compiler, sandbox mode, tables and every file but the PCH."""
+    digest = hashlib.sha256()
+    compiler = subprocess.run([kit["compiler"], "--version"], capture_output=True, text=True).stdout
+    digest.update(compiler.encode())
+    digest.update(("whole-box cgroups" if sandbox.cgroups_possible() else "per-box namespaces").encode())
+    digest.update(json.dumps(kit, sort_keys=True).encode())
+    for path in sorted(kit_dir.rglob("*")):
+        if path.is_file() and path.suffix != ".gch":  # the PCH follows from the headers and flags
+            digest.update(str(path.relative_to(kit_dir)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings: Settings, kit_dir: Path) -> dict:
+    """Copies the trusted half into the CTest tree (DIR/ctest/kit), so that a later ctest re-run
+    uses the same checks processes, libraries, headers, limits and steps whatever happens to this
+    tree; precompiles the exercises' headers there in a box; returns kit.json. The steps are this
+    package, copied whole (KIT/tools/scalebook), and run from there."""
+    if kit_dir.exists():
+        shutil.rmtree(kit_dir)
+    for folder in ("checks", "serve", "lib", "chapters", "pch", "bin"):
+        (kit_dir / folder).mkdir(parents=True)
+    shutil.copytree(TOOLS / "scalebook", kit_dir / "tools" / "scalebook",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(built["files"]["include"], kit_dir / "include")
+    server = Path(built["files"]["server"])
+    shutil.copy2(server, kit_dir / "lib" / server.name)
+    kit = {"compiler": os.path.realpath(built["files"]["compiler"]),  # /usr/bin/c++ goes through /etc
+           "eigen": built["files"]["eigen"], "chapters": {}, "checks": {}}
+    checks_table = (build_dir / "checks.tsv").read_text().splitlines()
+    for chapter in chapters:
+        copy_chapter(built, chapter, kit_dir, server.name, checks_table, kit)
+    sandbox.write_no_fork_filter(kit_dir / "nofork.bpf")
+    write_settings(kit_dir, settings)
+    shutil.copy2(compile_native(build_dir, kit_dir.parent, "check"), kit_dir / "bin" / "grade_check")
+    shutil.copy2(compile_native(build_dir, kit_dir.parent, "box"), kit_dir / "bin" / "grade_box")
+    make_pch(kit, kit_dir, build_dir, settings)
+    kit["fingerprint"] = kit_fingerprint(kit, kit_dir)
+    write_json(kit_dir / "kit.json", kit)
+    return kit

@@ -1,0 +1,409 @@
+"""The box a submission's code runs in, for grading (Debian's bubblewrap, bwrap).
+
+Every compile, link and worker run happens in a box with its own user (uid 65534 in a user namespace
+of its own), mount, PID, network, IPC and UTS namespaces and no capabilities. It sees a read-only
+/usr, the folders the caller binds, a private /tmp of a fixed size and read-only /dev and /proc; nothing of
+the grader's tree, no other submission, no host /tmp, no sockets, no network. Everything it starts
+dies with it (PID namespace; bwrap dies with its parent).
+
+The box's /proc is read-only: the worker cannot reset its own memory counters
+(/proc/self/clear_refs), which the trusted checks read from outside it (chapter 7's memory proof).
+
+Nothing of the host reaches the box's view of itself: bwrap starts with an empty environment and
+reads its arguments from a file descriptor (`--args FD`), so /proc/1/environ is empty and
+/proc/1/cmdline is "bwrap --args N" inside every box.
+
+Limits (see Limits): per process CPU time, address space, file size, no core dumps (prlimit). For the
+whole box:
+- as root, a cgroup per box (v1 memory, pids and cpu controllers): memory including its tmpfs,
+  processes, and at most one CPU's worth of time across all of its processes;
+- as any user, the worker box runs one process only (a seccomp filter makes fork, vfork, clone and
+  clone3 fail), so its address-space limit bounds its memory and it uses at most one CPU; compile
+  boxes count their processes in their own user namespace (RLIMIT_NPROC set inside the box counts
+  that box alone, not every process of the grading user).
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import os
+import selectors
+import shlex
+import shutil
+import stat
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from ..config import Limits  # noqa: F401 (sandbox.Limits, as the steps name it)
+from ..errors import SandboxError
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids", "cpu")
+BWRAP = "/usr/bin/bwrap"
+PRLIMIT = "/usr/bin/prlimit"
+ENV = "/usr/bin/env"
+ARGS_FD, SECCOMP_FD = 5, 6  # the worker's pipes are 3 and 4 (lib/remote/client.cpp)
+WORKER_FD, LAUNCHER_FD = 7, 8  # the files a worker box copies in (--ro-bind-data)
+
+
+SandboxUnavailable = SandboxError  # no bubblewrap, user namespaces or seccomp: grading refuses
+
+
+def check_available() -> None:
+    if shutil.which("bwrap") is None or not Path(BWRAP).exists():
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+    if importlib.util.find_spec("seccomp") is None:  # Debian's python3-seccomp
+        raise SandboxUnavailable("python3-seccomp is not installed (the worker's no-fork filter): "
+                                 "apt-get install python3-seccomp")
+    probe = subprocess.run([shutil.which("bwrap"), "--unshare-all", "--ro-bind", "/usr", "/usr",
+                            "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                            "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"],
+                           capture_output=True, text=True, env={})
+    if probe.returncode != 0:
+        raise SandboxUnavailable("bubblewrap cannot create its namespaces here "
+                                 f"({probe.stderr.strip() or probe.returncode}); grading refuses to "
+                                 "run without a sandbox")
+
+
+# madvise's advice that keeps pages mapped but clears their accessed bits (MADV_FREE, MADV_COLD,
+# MADV_PAGEOUT), or may move them into merged or huge pages whose accessed bits start clear
+# (MADV_MERGEABLE, MADV_HUGEPAGE, MADV_COLLAPSE): each could hide from the trusted side's memory
+# proof (lib/remote/memory.cpp) what a call touched. The prctl calls that ask the same for a whole
+# process: PR_SET_MEMORY_MERGE, and PR_SET_THP_DISABLE with 0 (the worker disables huge pages
+# itself, lib/remote/server.cpp, and may not enable them again).
+HIDING_ADVICE = (8, 12, 14, 20, 21, 25)
+PR_SET_THP_DISABLE, PR_SET_MEMORY_MERGE = 41, 67
+
+
+def write_no_fork_filter(path: Path) -> None:
+    """A seccomp program (BPF, loaded by the worker box's first process into each worker) under
+    which fork, vfork, clone and clone3 fail with EPERM, and so do the calls that make state beyond
+    the process (SysV IPC, message queues, keys) or reach another process (ptrace), madvise with
+    HIDING_ADVICE, process_madvise and the prctl calls named there; any other architecture's system
+    calls (i386, x32) kill the process."""
+    import errno
+
+    import seccomp
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    # Nothing a worker makes may outlive it, for the next check's worker in the same box to find:
+    # no SysV IPC or message queues, no keys in the box's keyrings, and no tracing of the box's
+    # first process (which starts the workers).
+    # Nor may it lower its own priority or scheduling class: the time limits leave out the time a
+    # worker waits for a CPU (lib/remote/client.cpp), which a worker that asked to wait could stretch.
+    for call in ("fork", "vfork", "clone", "clone3", "process_madvise", "shmget", "msgget", "semget", "mq_open",
+                 "add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev",
+                 "pidfd_getfd", "setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam",
+                 "ioprio_set"):
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
+    # madvise's advice and prctl's option are ints: the kernel reads the low 32 bits of the register,
+    # so the filter compares those alone (20 + 2^32 is MADV_COLD too).
+    def low(argument: int, value: int):
+        return seccomp.Arg(argument, seccomp.MASKED_EQ, 0xFFFFFFFF, value)
+
+    for advice in HIDING_ADVICE:
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), "madvise", low(2, advice))
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl", low(0, PR_SET_MEMORY_MERGE))
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl", low(0, PR_SET_THP_DISABLE), seccomp.Arg(1, seccomp.EQ, 0))
+    with open(path, "wb") as out:
+        rules.export_bpf(out)
+
+
+def cgroups_possible() -> bool:
+    return os.geteuid() == 0 and all((CGROUP_ROOT / c).is_dir() for c in CONTROLLERS)
+
+
+class Cgroups:
+    """One box's cgroups (v1), when the grader may make them (root): memory (tmpfs included), pids,
+    and one CPU's worth of time. Processes join with enter() as a preexec_fn; close() kills
+    whatever is left and removes them."""
+
+    def __init__(self, limits: Limits):
+        self.groups: list[Path] = []
+        if not cgroups_possible():
+            return
+        name = f"scalebook-{uuid.uuid4().hex[:16]}"
+        settings = {"memory": {"memory.limit_in_bytes": str(limits.box_memory_mb << 20)},
+                    "pids": {"pids.max": str(limits.processes)},
+                    "cpu": {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "100000"}}
+        for controller in CONTROLLERS:
+            group = CGROUP_ROOT / controller / name
+            try:
+                group.mkdir()
+                self.groups.append(group)
+                for key, value in settings[controller].items():
+                    (group / key).write_text(value)
+            except OSError:
+                self.close()
+                self.groups = []
+                return
+
+    def enter(self) -> None:
+        for group in self.groups:
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+
+    def close(self) -> None:
+        for group in self.groups:
+            for _ in range(100):
+                try:
+                    for pid in (group / "cgroup.procs").read_text().split():
+                        os.kill(int(pid), 9)
+                except OSError:
+                    pass
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+
+
+def sweep_cgroups(older_than: float = 3600) -> None:
+    """Removes boxes' cgroups left empty by steps that were killed outright (ctest's --timeout
+    sends SIGKILL): rmdir fails on any that still holds a process; recent ones are left alone."""
+    if not cgroups_possible():
+        return
+    now = time.time()
+    for controller in CONTROLLERS:
+        for group in (CGROUP_ROOT / controller).glob("scalebook-*"):
+            try:
+                if now - group.stat().st_mtime > older_than:
+                    group.rmdir()
+            except OSError:
+                pass
+
+
+def outer_limits(limits: Limits) -> list[str]:
+    """prlimit's arguments for a box's processes (set before bwrap, inherited by all of them). The
+    CPU limit is soft, with the hard one a second later: a process past it gets SIGXCPU, which
+    names the cause (a compiler reports "CPU time limit exceeded"), where SIGKILL would not."""
+    return [PRLIMIT, f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}", f"--as={limits.memory_mb << 20}",
+            f"--fsize={limits.file_mb << 20}", "--core=0", "--"]
+
+
+def box_arguments(binds: list[tuple[str, Path | str, str]], argv: list[str], limits: Limits, *,
+                  count_processes: bool = True, as_pid_1: bool = False) -> list[str]:
+    """bwrap's arguments (for --args FD) that run ARGV in a box. BINDS: (mode, host path, box path),
+    mode "ro" or "rw", or ("data", descriptor, box path): a file copied into the box (it shows no
+    host path, where a bind shows its source's in the box's mountinfo). COUNT_PROCESSES: set RLIMIT_NPROC inside the box, where the box's own user
+    namespace makes it count this box's processes alone (not needed where seccomp forbids fork).
+    AS_PID_1: ARGV is the box's first process (pid 1), which no process of the box can kill or
+    stop (the kernel ignores those signals to a PID namespace's first process from inside it)."""
+    box = ["--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+           "--uid", "65534", "--gid", "65534", "--hostname", "box",
+           "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+           "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+           "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+           "--size", str(limits.tmp_mb << 20), "--tmpfs", "/tmp",
+           "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+           "--setenv", "LC_ALL", "C"]
+    for mode, host, inside in binds:
+        if mode == "data":  # HOST is a descriptor: its file is copied into the box, read-only, executable
+            box += ["--perms", "0555", "--ro-bind-data", str(host), inside]
+        else:
+            box += ["--ro-bind" if mode == "ro" else "--bind", str(host), inside]
+    box += ["--chdir", "/tmp", *(["--as-pid-1"] if as_pid_1 else []), "--"]
+    if count_processes:
+        box += [PRLIMIT, f"--nproc={limits.processes}", "--"]
+    return box + list(argv)
+
+
+def write_arguments(path: Path, arguments: list[str]) -> list[str]:
+    """Writes bwrap's options (up to the "--") to PATH, for --args; returns the rest, the command in
+    box paths, which stays on bwrap's command line (bwrap takes no command from an --args file)."""
+    cut = arguments.index("--")
+    path.write_bytes(b"".join(a.encode() + b"\0" for a in arguments[:cut]))
+    return arguments[cut:]
+
+
+class BoundedOutput:
+    """What a box printed, bounded as it is read: its first HEAD bytes and its last TAIL bytes, and
+    how many were left out between them (a compiler may print hundreds of megabytes of errors; this
+    side never holds more than HEAD + 2 TAIL bytes of it)."""
+
+    def __init__(self, head: int, tail: int):
+        self.head_limit, self.tail_limit = head, tail
+        self.head, self.tail = bytearray(), bytearray()
+        self.dropped = 0
+
+    def add(self, data: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > 2 * self.tail_limit:
+            cut = len(self.tail) - self.tail_limit
+            self.dropped += cut
+            del self.tail[:cut]
+
+    def value(self) -> bytes:
+        if len(self.tail) > self.tail_limit:
+            self.dropped += len(self.tail) - self.tail_limit
+            del self.tail[:len(self.tail) - self.tail_limit]
+        if not self.dropped:
+            return bytes(self.head + self.tail)
+        return bytes(self.head) + f"\n[... {self.dropped} bytes not kept ...]\n".encode() + bytes(self.tail)
+
+
+def read_bounded(process: subprocess.Popen, timeout: float, head: int, tail: int) -> tuple[bytes, bool]:
+    """PROCESS's output (its stdout pipe) as a BoundedOutput keeps it, and whether it ran past
+    TIMEOUT seconds of wall time (then it is killed)."""
+    kept = BoundedOutput(head, tail)
+    deadline = time.monotonic() + timeout
+    stream = process.stdout
+    os.set_blocking(stream.fileno(), False)
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                process.kill()
+                process.wait()
+                return kept.value(), True
+            if not selector.select(min(left, 1.0)):
+                continue
+            try:
+                data = os.read(stream.fileno(), 1 << 16)
+            except BlockingIOError:
+                continue
+            if not data:
+                break
+            kept.add(data)
+    left = max(0.0, deadline - time.monotonic())
+    try:
+        process.wait(timeout=left)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return kept.value(), True
+    return kept.value(), False
+
+
+def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float,
+        cgroups: Cgroups | None = None, seccomp_file: Path | None = None,
+        keep: int = 20000, head: int = 20000, data_fds: dict[int, Path] | None = None) -> tuple[int, bytes]:
+    """Runs COMMAND in the box ARGUMENTS_FILE describes (see write_arguments) and returns (exit
+    status, its output: the first HEAD and the last KEEP bytes, bounded as it is read); 124 when it
+    ran past TIMEOUT seconds of wall time (the box is killed). DATA_FDS: files opened for the box's
+    --file and --ro-bind-data options, at those descriptor numbers."""
+    with open(arguments_file, "rb") as args, open(seccomp_file or os.devnull, "rb") as rules, \
+            contextlib.ExitStack() as stack:
+        options = ["--args", str(args.fileno())]
+        if seccomp_file is not None:
+            options = ["--seccomp", str(rules.fileno()), *options]
+        opened = {number: stack.enter_context(open_regular(path)) for number, path in (data_fds or {}).items()}
+
+        def prepare() -> None:
+            die_with_parent()
+            for number, handle in opened.items():
+                os.dup2(handle, number)
+            if cgroups is not None:
+                cgroups.enter()
+
+        process = subprocess.Popen([*outer_limits(limits), BWRAP, *options, *command],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   env={}, pass_fds=(args.fileno(), rules.fileno(), *opened.values(), *opened),
+                                   preexec_fn=prepare)
+        output, timed_out = read_bounded(process, timeout, head, keep)
+        process.stdout.close()
+        return (124, b"") if timed_out else (process.returncode, output)
+
+
+@contextlib.contextmanager
+def open_regular(path: Path, limit: int | None = None):
+    """A descriptor of the regular file PATH, opened without following a symlink or waiting on a
+    FIFO (OSError for anything else, or for a file larger than LIMIT bytes)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if limit is not None and info.st_size > limit:
+            raise OSError(f"{path} is larger than {limit} bytes")
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_file(path: Path, limit: int) -> bytes:
+    """At most LIMIT bytes of the regular file PATH, which a box wrote: never follows a symlink,
+    never waits on a FIFO, never holds more than LIMIT (OSError for anything but a regular file)."""
+    with open_regular(path) as fd:
+        chunks, size = [], 0
+        while size < limit:
+            data = os.read(fd, min(1 << 20, limit - size))
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        return b"".join(chunks)
+
+
+class Staging:
+    """A folder of neutral name (the system's temporary folder, a random name, mode 0700) from which
+    a box's folders are bound: a bind shows its host path in the box's /proc/self/mountinfo, so the
+    box sees this name, never the grading folder's path or a classmate's. Files are hard-linked
+    into it where they can be (else copied); close() removes it."""
+
+    def __init__(self):
+        self.path = Path(tempfile.mkdtemp(prefix="box-"))
+
+    def folder(self, name: str) -> Path:
+        folder = self.path / name
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return folder
+
+    def add(self, source: Path, name: str) -> Path:
+        target = self.path / name
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            os.link(source, target, follow_symlinks=False)
+        except OSError:
+            shutil.copy2(source, target, follow_symlinks=False)
+        return target
+
+    def add_tree(self, source: Path, name: str) -> Path:
+        for path in sorted(Path(source).rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                self.add(path, f"{name}/{path.relative_to(source)}")
+        return self.folder(name)
+
+    def close(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def __enter__(self) -> "Staging":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccomp_file: Path,
+                    limits: Limits, data: dict[int, Path] | None = None) -> None:
+    """A script that starts the worker box. The checks process runs it for each box it starts, with
+    a socket to the box's first process (grading/native/box.cpp, which starts a fresh worker for each
+    check and loads the no-fork filter into each) on fd 3: it joins the cgroups the check's step
+    made (named in SCALEBOOK_BOX_CGROUPS, as root), then bwrap, with an empty environment, reads its
+    options and the filter from files it opens afresh each time."""
+    path.write_text("#!/bin/sh\n"
+                    'for group in $SCALEBOOK_BOX_CGROUPS; do echo $$ > "$group/cgroup.procs" || exit 125; done\n'
+                    f"exec {ENV} -i {' '.join(outer_limits(limits))} {BWRAP} "
+                    f"--args {ARGS_FD} {ARGS_FD}<{shlex.quote(str(arguments_file))} "
+                    f"{SECCOMP_FD}<{shlex.quote(str(seccomp_file))} "
+                    + "".join(f"{fd}<{shlex.quote(str(file))} " for fd, file in (data or {}).items())
+                    + f"{shlex.join(command)}\n")
+    path.chmod(0o700)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: this process is killed when the one that started it dies, however it dies
+    (a test runner's SIGKILL included). For preexec_fn."""
+    _libc.prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL

@@ -1,0 +1,1 @@
+"""The grading tests of tools/ (see tools/tests/CMakeLists.txt)."""

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""End-to-end test of ./workbook grade on submissions made for the purpose.
+
+Each fixture is the reference solutions (or the stubs) with one deliberate defect patched in, so the
+fixtures never drift from the chapters: a chapter that does not compile, a crash, a hang, a process
+that exits early, one that prints a fake success, and a whole-copy submission that edits its tests
+and build files. Grading must give each the statuses the README promises, keep the maximum from the
+instructor's tree, and leave every submission folder untouched.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from tests.harness import ROOT, WORKBOOK, expect, finish
+
+
+CH3, CH4 = "03-attention-scaling", "04-causal-masking"
+CH4_FILE = f"{CH4}/ex1_causal_mask.cpp"
+CH3_DOT, CH3_ENTROPY = f"{CH3}/ex1_dot_scores.cpp", f"{CH3}/ex5_row_entropy.cpp"
+
+
+def patch(path: Path, signature: str, body_line: str, include: str = "") -> None:
+    """Inserts body_line as the first statement of the function whose definition starts `signature`."""
+    lines = path.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(signature) and line.endswith("{"))
+    lines.insert(at + 1, "  " + body_line)
+    if include:
+        lines.insert(0, include)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def make_fixtures(base: Path) -> dict[str, Path]:
+    solutions, stubs = ROOT / "solutions", ROOT / "exercises"
+    made = {}
+
+    def from_solutions(name: str) -> Path:
+        shutil.copytree(solutions, base / name)  # the "just exercises/" form
+        made[name] = base / name
+        return base / name
+
+    from_solutions("reference")
+
+    whole = base / "stubs"  # the "whole copy of the workbook" form
+    shutil.copytree(stubs, whole / "exercises")
+    made["stubs"] = whole
+
+    broken = from_solutions("does-not-compile")
+    with open(broken / CH3_ENTROPY, "a") as out:
+        out.write("\nthis line is not C++;\n")
+
+    patch(from_solutions("crashes") / CH3_DOT, "Matrix dot_scores(",
+          "{ volatile int* null = nullptr; *null = 1; }")
+    patch(from_solutions("hangs") / CH4_FILE, "BoolMatrix causal_mask(",
+          "std::this_thread::sleep_for(std::chrono::hours(1));", include="#include <thread>")
+    patch(from_solutions("exits-early") / CH3_ENTROPY, "Vector row_entropy(", "std::exit(0);",
+          include="#include <cstdlib>")
+    patch(from_solutions("prints-pass") / CH4_FILE, "BoolMatrix causal_mask(",
+          'std::puts("[doctest] Status: SUCCESS!"); std::fflush(stdout); std::_Exit(0);',
+          include="#include <cstdio>\n#include <cstdlib>")
+
+    # A helper copied between two files: costs those two exercises only.
+    for name in ("ex1_dot_scores.cpp", "ex2_scaled_scores.cpp"):
+        path = (made.get("helper") or from_solutions("helper")) / CH3 / name
+        text = path.read_text()
+        at = text.index("namespace scalebook::ch03 {")
+        path.write_text(text[:at] + "double helper(double x) { return 2 * x; }\n" + text[at:])
+
+    # 3.1 does not compile: 3.2, whose file calls dot_scores, cannot run.
+    with open(from_solutions("dependency") / CH3_DOT, "a") as out:
+        out.write("\nint broken = ;\n")
+
+    # Edits its tests and build files to pass everything; its exercises are the stubs.
+    hostile = base / "edits-tests"
+    shutil.copytree(stubs, hostile / "exercises")
+    for chapter in (CH3, CH4):
+        (hostile / "chapters" / chapter).mkdir(parents=True)
+        (hostile / "chapters" / chapter / "checks.cpp").write_text(
+            '#include <doctest/doctest.h>\nTEST_CASE("3.1 always passes") { CHECK(true); }\n')
+    (hostile / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.25)\nproject(x)\n")
+    made["edits-tests"] = hostile
+    return made
+
+
+def tree_hash(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        digest.update(str(path.relative_to(folder)).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def by_exercise(report: dict, prefix: str) -> list[dict]:
+    return [t for t in report["tests"] if t["exercise"].startswith(prefix)]
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="scalebook-grading-") as temp:
+        base = Path(temp)
+        fixtures = make_fixtures(base / "submissions")
+        before = {name: tree_hash(path) for name, path in fixtures.items()}
+        out = base / "grades"
+        start = time.monotonic()
+        timeout = 2
+        result = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--out", str(out),
+                                 "--chapters", "3,4", "--jobs", "2", "--timeout", str(timeout),
+                                 *map(str, fixtures.values())],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        elapsed = time.monotonic() - start
+        print(result.stdout)
+        expect(result.returncode == 0, f"grade exits 0 when every submission was graded (got {result.returncode})")
+
+        reports = {}
+        for name in fixtures:
+            path = out / "students" / name / "report.json"
+            expect(path.exists(), f"{name}: report.json written")
+            if path.exists():
+                reports[name] = json.loads(path.read_text())
+        if len(reports) != len(fixtures):
+            return finish("every grading expectation holds")
+
+        maximum = reports["reference"]["max_score"]
+        expect(maximum > 0, "the reference has checks")
+        for name, report in reports.items():
+            expect(report["max_score"] == maximum, f"{name}: maximum {report['max_score']} is the instructor's {maximum}")
+            expect(report["submission"] == name, f"{name}: named after its folder")
+            for test in report["tests"]:
+                for field in ("name", "chapter", "exercise", "status", "points", "max_points", "message"):
+                    expect(field in test, f"{name}: test entry has '{field}'")
+            expect(before[name] == tree_hash(fixtures[name]), f"{name}: submission folder untouched")
+
+        ref = reports["reference"]
+        expect(ref["score"] == maximum and all(t["status"] == "passed" for t in ref["tests"]),
+               "the reference solutions get full marks")
+        stubs = reports["stubs"]
+        expect(stubs["score"] == 0, f"the untouched stubs get zero (got {stubs['score']})")
+        expect(all("not implemented yet" in t["message"] for t in stubs["tests"] if t["status"] == "failed"),
+               "a stub's failure message says 'not implemented yet'")
+
+        broken = reports["does-not-compile"]
+        ex5 = by_exercise(broken, "3.5")
+        expect(ex5 and all(t["status"] == "compile_error" for t in ex5),
+               "an exercise file that does not compile: its checks are compile_error")
+        expect(all("error" in t["message"] and "ex5_row_entropy.cpp" in t["message"] for t in ex5),
+               "compile_error carries the compiler's first error in the student's file")
+        expect(all(t.get("line", 0) > 0 and "this line is not C++" in t.get("source_line", "") for t in ex5),
+               "compile_error names the line and shows the student's line")
+        expect(all(t.get("hint") for t in ex5), "a failed check carries its exercise's first hint")
+        others = [t for t in broken["tests"] if not t["exercise"].startswith("3.5")]
+        expect(all(t["status"] == "passed" for t in others),
+               "the chapter's other exercises and the other chapter keep their points")
+
+        crashes = reports["crashes"]
+        expect(all(t["status"] == "crashed" for t in by_exercise(crashes, "3.1")), "a segfault in 3.1 is 'crashed'")
+        expect(all("SIGSEGV" in t["message"] for t in by_exercise(crashes, "3.1")), "the crash names the signal")
+        expect(all(t["status"] == "passed" for t in by_exercise(crashes, "3.3") + by_exercise(crashes, "4.")),
+               "checks that do not call the crashing function still pass")
+
+        hangs = reports["hangs"]
+        expect(all(t["status"] == "timed_out" for t in by_exercise(hangs, "4.1")), "a hang in 4.1 is 'timed_out'")
+        expect(all(t["status"] == "passed" for t in by_exercise(hangs, "3.")), "a hang in chapter 4 costs chapter 3 nothing")
+        # A check that calls a hanging function a dozen times waits out the limit once: the function
+        # is not called again in that check (lib/remote/client.cpp). Compiling takes a few seconds.
+        # Measured against the submissions of the same size graded in the same run, so that the
+        # compiles and a busy machine count on both sides.
+        hung = sum(t["status"] == "timed_out" for t in hangs["tests"])
+        baseline = max(reports[n]["seconds"] for n in ("crashes", "exits-early", "prints-pass"))
+        expect(hung > 0 and hangs["seconds"] - baseline < hung * timeout + 5,
+               f"{hung} timed-out checks cost one time-out each ({hangs['seconds']:.0f} s for {hung} x {timeout} s, "
+               f"beside {baseline:.0f} s for a submission that does not hang)")
+
+        early = reports["exits-early"]
+        expect(all(t["status"] != "passed" and "student process ended" in t["message"]
+                   for t in by_exercise(early, "3.5")), "exit(0) inside an exercise fails its checks")
+        expect(all(t["status"] == "passed" for t in by_exercise(early, "3.1")), "other exercises still pass")
+
+        helper = reports["helper"]
+        wanted = ("3.1 and 3.2 both define helper(double) (exercises/03-attention-scaling/ex1_dot_scores.cpp and "
+                  "exercises/03-attention-scaling/ex2_scaled_scores.cpp): make it static, or put it in an unnamed "
+                  "namespace, in each file")
+        expect(all(t["status"] == "compile_error" and t["message"] == wanted
+                   for t in by_exercise(helper, "3.1") + by_exercise(helper, "3.2")),
+               f"a helper defined in two files costs those two: {by_exercise(helper, '3.1')[0]['message']}")
+        expect(all(t["status"] == "passed" for t in helper["tests"] if t["exercise"] not in ("3.1", "3.2")),
+               "every other exercise keeps its verdict")
+        dependency = reports["dependency"]
+        expect(all(t["status"] == "not_run" and t["message"].startswith(
+                   "not run: 3.1 does not compile \u2014 exercises/03-attention-scaling/ex1_dot_scores.cpp:")
+                   for t in by_exercise(dependency, "3.2")),
+               f"an exercise calling one that does not compile is not run: {by_exercise(dependency, '3.2')[0]['message']}")
+        expect(all(t["status"] == "passed" for t in by_exercise(dependency, "3.3") + by_exercise(dependency, "4.")),
+               "exercises that do not call it keep their verdicts")
+
+        fake = reports["prints-pass"]
+        expect(all(t["status"] != "passed" for t in by_exercise(fake, "4.1")), "printing a fake success earns nothing")
+
+        hostile = reports["edits-tests"]
+        expect(hostile["score"] == 0, f"edited tests and build files gain nothing (got {hostile['score']})")
+
+        with open(out / "grades.csv") as f:
+            rows = list(csv.reader(f))
+        chapters = [CH3, CH4]  # one column per graded chapter (--chapters 3,4), in syllabus order
+        expect(rows[0] == ["submission", *chapters, "total", "maximum", "note"], f"grades.csv header {rows[0]}")
+        expect(sorted(r[0] for r in rows[1:]) == sorted(fixtures), "grades.csv has one row per submission")
+        total = 1 + len(chapters)
+        for row in rows[1:]:
+            expect(sum(int(x) for x in row[1:total]) == int(row[total]) == reports[row[0]]["score"],
+                   f"{row[0]}: csv totals add up")
+
+        junit = ET.parse(out / "students" / "crashes" / "junit.xml").getroot()
+        expect(len(junit.findall("testcase")) == len(crashes["tests"]), "junit.xml has one testcase per check")
+        expect(len(junit.findall("testcase/error")) == sum(t["status"] in ("crashed", "timed_out", "compile_error",
+                                                                           "not_run")
+                                                          for t in crashes["tests"]), "crashes are junit errors")
+
+        # Bounded time: every hung check is stopped at the timeout.
+        expect(elapsed < 300, f"grading {len(fixtures)} submissions took {elapsed:.0f} s")
+        print(f"graded {len(fixtures)} fixture submissions in {elapsed:.1f} s")
+
+        # The CTest tree: one check of one student again, with nothing but CTest.
+        again = subprocess.run(["ctest", "--test-dir", str(out), "-R", r"crashes/.*3\.1 dot scores of the worked",
+                                "--output-on-failure"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        print(again.stdout[-1500:])
+        expect("crashes/03-attention-scaling/3.1 dot scores of the worked example" in again.stdout and
+               "SIGSEGV" in again.stdout and "1 tests failed out of 4" in again.stdout,
+               "ctest -R re-runs one check of one submission (with its start, build and batch fixtures; by hand "
+               "the batch runs nothing and the check runs alone) and shows why")
+        chapter = subprocess.run(["ctest", "--test-dir", str(out), "-L", "^ch04$", "-j", "2"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        runs = re.findall(r"Test +#\d+: (\S+)/04-causal-masking/4\.", chapter.stdout)
+        expect(len(set(runs)) == len(fixtures) and "/03-attention-scaling/3." not in chapter.stdout,
+               f"ctest -L ch04 regrades chapter 4 of every submission and nothing else ({len(set(runs))})")
+    return finish("every grading expectation holds")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The maintainer tests of tools/ (see tools/tests/CMakeLists.txt)."""

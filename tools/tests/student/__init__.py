@@ -1,0 +1,1 @@
+"""The student tests of tools/ (see tools/tests/CMakeLists.txt)."""

@@ -1,0 +1,1 @@
+"""The unit tests of tools/ (see tools/tests/CMakeLists.txt)."""
