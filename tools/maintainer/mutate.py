@@ -10,7 +10,12 @@ Each mutant changes one token of one file of solutions/NN-topic/ (found with lib
 python3-clang, never with regular expressions over the text): a comparison flipped or made
 strict, + and - or * and / exchanged, an integer constant moved by one, a floating constant
 nudged, a sign dropped, std::abs removed, min and max exchanged, && and || exchanged, true and
-false exchanged. The mutated file is compiled as the build compiles the reference, linked with the
+false exchanged; and, aimed at the blind spots of a class's code, a small or huge constant moved
+tenfold, infinity made the largest finite double, a double narrowed to float and a 64-bit count to
+int, a loop bound made one short, an equality made an ordering, stable_sort made sort and
+lower_bound and upper_bound exchanged. The mutated file is compiled as the build compiles the
+reference (with -D_GLIBCXX_ASSERTIONS and, unless the checks replace malloc, AddressSanitizer, so
+that an index past a vector's or a matrix's end stops the check), linked with the
 chapter's checks and the other reference files, and the checks run under the usual time limit
 per check (tools/scalebook/loop/run_checks.py). A mutant that does not compile is stillborn; one that
 fails a check is killed; one that passes every check survives. A survivor that computes the same
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shlex
 import subprocess
@@ -50,7 +56,7 @@ try:
 except ImportError:  # pragma: no cover - named in the error below
     cindex = None
 
-SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!="], "!=": ["=="],
+SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!=", "<=", ">="], "!=": ["=="],
          "+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "&&": ["||"], "||": ["&&"],
          "+=": ["-="], "-=": ["+="], "*=": ["/="], "/=": ["*="],
          "true": ["false"], "false": ["true"], "min": ["max"], "max": ["min"]}
@@ -60,6 +66,10 @@ OPERATORS = set()  # filled once clang.cindex is imported
 TEMPLATES = {"vector", "pair", "array", "numeric_limits", "optional", "function", "Matrix", "Map"}
 TYPES = {"double", "float", "int", "long", "bool", "char", "unsigned", "Index", "size_t", "int64_t",
          "uint64_t", "uint8_t", "Matrix", "Vector", "RowVector", "BoolMatrix", "std", "Eigen", "Fold"}
+# Algorithms whose ties another one breaks differently (sort stability).
+UNSTABLE = {"stable_sort": "sort", "lower_bound": "upper_bound", "upper_bound": "lower_bound"}
+# Wide integer types a count is kept in, narrowed to int by the "narrowed" operator.
+WIDE = {"Count", "int64_t"}
 # Where a '-' is a sign, not a subtraction: after these tokens.
 BEFORE_SIGN = {"(", "=", ",", "return", "{", "?", ":", "*", "/", "+", "-", "<", ">", "<=", ">=", "=="}
 
@@ -88,6 +98,21 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
               if t.location.file and Path(t.location.file.name) == path]
     out: list[Mutant] = []
     in_body = False
+    # A for statement's condition: the tokens between the two ';' of its parentheses.
+    loop_condition = set()
+    for i, token in enumerate(tokens):
+        if token.spelling == "for" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
+            depth, semicolons = 0, []
+            for j in range(i + 1, len(tokens)):
+                s = tokens[j].spelling
+                depth += s == "("
+                depth -= s == ")"
+                if s == ";" and depth == 1:
+                    semicolons.append(j)
+                if depth == 0:
+                    break
+            if len(semicolons) == 2:
+                loop_condition.update(range(semicolons[0] + 1, semicolons[1]))
     for i, token in enumerate(tokens):
         text, kind = token.spelling, token.kind
         if kind == cindex.TokenKind.COMMENT:
@@ -113,7 +138,9 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 add("", "sign dropped")
                 continue
             for mutated in SWAPS[text]:
-                add(mutated, "operator exchanged")
+                add(mutated, "operator exchanged" if text != "==" or mutated == "!=" else "equality made an ordering")
+            if text in ("<", "<=") and i in loop_condition:
+                add(f"+ 1 {text}", "loop bound one short")
         elif kind == cindex.TokenKind.KEYWORD and text in ("true", "false"):
             add(SWAPS[text][0], "boolean flipped")
         elif kind == cindex.TokenKind.IDENTIFIER and text in ("min", "max") and previous == "::":
@@ -123,6 +150,22 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 start = tokens[i - 2].extent.start.offset
                 out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
                                   "std::" + text, "", "abs removed"))
+        elif kind == cindex.TokenKind.IDENTIFIER and text in UNSTABLE and previous == "::":
+            add(UNSTABLE[text], "stable order of ties lost")
+        elif kind == cindex.TokenKind.IDENTIFIER and text == "infinity" and previous == "::" and following == "(":
+            add("max", "infinity made a finite sentinel")
+        elif kind == cindex.TokenKind.KEYWORD and text == "double" and i + 1 < len(tokens) and \
+                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER:
+            add("float", "narrowed to float")
+        elif kind == cindex.TokenKind.IDENTIFIER and text in WIDE and i + 1 < len(tokens) and \
+                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER and following not in TYPES and \
+                i + 2 < len(tokens) and tokens[i + 2].spelling in ("=", ";", ",", "{", "("):
+            if previous == "::" and i >= 2:  # std::int64_t: the whole name becomes int
+                start = tokens[i - 2].extent.start.offset
+                out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
+                                  tokens[i - 2].spelling + "::" + text, "int", "narrowed to int"))
+            else:
+                add("int", "narrowed to int")
         elif kind == cindex.TokenKind.LITERAL and text[:1].isdigit():
             number = text.rstrip("uUlLfF")
             if all(c.isdigit() for c in number):
@@ -136,6 +179,9 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 except ValueError:
                     continue
                 add(repr(value * 1.01 if value else 1e-9), "constant nudged")
+                if value and (abs(value) < 1e-3 or abs(value) >= 1e6):  # a tolerance or a sentinel
+                    add(repr(value * 10), "boundary constant moved by 10")
+                    add(repr(value / 10), "boundary constant moved by 10")
     return out
 
 
@@ -151,6 +197,14 @@ def link_command(build: Path, target: str) -> list[str]:
                          check=True).stdout.strip().splitlines()[-1]
     words = shlex.split(out.replace(": && ", "").replace(" && :", ""))
     return words
+
+
+def replaces_malloc(build: Path, link: list[str]) -> bool:
+    """Whether an object the checks link defines malloc (chapter 7's allocation meter): then
+    AddressSanitizer, which must own malloc, cannot run in that binary."""
+    objects = [str(build / w) for w in link if w.endswith(".o")]
+    symbols = subprocess.run(["nm", "--defined-only", *objects], capture_output=True, text=True).stdout
+    return any(line.split()[-2:] == ["T", "malloc"] for line in symbols.splitlines() if line.strip())
 
 
 def build_command(build: Path, target: str) -> str:
@@ -203,7 +257,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help="write this run's figures as the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md")
     parser.add_argument("--recheck", metavar="LABEL",
                         help="test only the survivors listed for the row LABEL of MUTANTS.md")
-    parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link")
+    parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link, and what killed it")
     args = parser.parse_args(argv)
     if cindex is None:
         parser.error("python3-clang is missing: run with Debian's /usr/bin/python3 (apt-get install python3-clang)")
@@ -241,6 +295,8 @@ class Rig:
     library: str | None                # libchNN_reference.a, when the link names the archive
     reference_objects: dict[str, str]  # exercise id -> its reference object
     names: list[str]                   # the registered checks, in order
+    sanitize: list[str]                # AddressSanitizer's options, unless the checks own malloc
+    env: dict[str, str]                # the checks' environment
 
 
 def rig_of(build: Path, chapter, solutions: Path) -> Rig:
@@ -251,7 +307,13 @@ def rig_of(build: Path, chapter, solutions: Path) -> Rig:
     for e in chapter.exercises:
         command, _ = compile_command(build, solutions / chapter.source_of(e))
         reference_objects[e] = str(build / command[command.index("-o") + 1])
-    return Rig(build, chapter.target, link, library, reference_objects, registered_checks(build, chapter.folder))
+    # A mutant's file is compiled and linked with AddressSanitizer, so that an access past the end
+    # of a matrix's data stops the check (as the asan preset would) instead of passing unseen.
+    # Eigen assumes glibc's 16-byte aligned malloc only without the sanitizer, whose malloc is as
+    # aligned: told so, the mutant's matrices are freed the same way as the other objects'.
+    sanitize = [] if replaces_malloc(build, link) else ["-fsanitize=address", "-DEIGEN_MALLOC_ALREADY_ALIGNED=1"]
+    return Rig(build, chapter.target, link, library, reference_objects, registered_checks(build, chapter.folder),
+               sanitize, {**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
 
 
 def link_with(rig: Rig, exercise: str, obj: Path, binary: Path) -> list[str]:
@@ -267,21 +329,23 @@ def link_with(rig: Rig, exercise: str, obj: Path, binary: Path) -> list[str]:
             raise SystemExit(f"the link of {rig.target}_checks names neither lib{rig.target}_reference.a "
                              f"nor {reference}: ./workbook mutate cannot place a mutant in it")
     linked[linked.index("-o") + 1] = str(binary)
-    return linked
+    return linked + rig.sanitize
 
 
-def try_mutant(rig: Rig, exercise: str, source: Path, m: Mutant, work: Path, run: str,
+def try_source(rig: Rig, exercise: str, source: Path, text: bytes, work: Path, run: str,
                timeout: float) -> tuple[str, str, list]:
-    """Compiles EXERCISE's reference file SOURCE with M applied, as the build compiles the reference,
-    links the checks with it and runs them: ("compile" or "link", the error, []) or ("ran", "",
-    the checks that did not pass)."""
-    text = source.read_bytes()
-    mutated_source = work / m.file
-    mutated_source.write_bytes(text[:m.start] + m.mutated.encode() + text[m.end:])
+    """Compiles TEXT as EXERCISE's reference file SOURCE, as the build compiles the reference and
+    as every mutant is, links the checks with it and runs them: ("compile" or "link", the error,
+    []) or ("ran", "", the checks that did not pass)."""
+    mutated_source = work / source.name
+    mutated_source.write_bytes(text)
     command, directory = compile_command(rig.build, source)
     obj = work / "mutant.o"
     command = [w if w != str(source) else str(mutated_source) for w in command]
     command[command.index("-o") + 1] = str(obj)
+    # An index past a std::vector's end stops the check (as the asan preset would) instead of
+    # reading whatever lies there: ABI-compatible with the reference's other objects.
+    command[command.index("-o"):command.index("-o")] = ["-D_GLIBCXX_ASSERTIONS", *rig.sanitize]
     compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
     if compiled.returncode != 0:
         return "compile", compiled.stderr[-2000:], []
@@ -289,8 +353,22 @@ def try_mutant(rig: Rig, exercise: str, source: Path, m: Mutant, work: Path, run
                             text=True)
     if linked.returncode != 0:
         return "link", linked.stderr[-2000:], []
-    results = run_checks(work / "checks", rig.names, work / run, timeout)
+    results = run_checks(work / "checks", rig.names, work / run, timeout, env=rig.env)
     return "ran", "", [r for r in results.values() if r.status != "passed"]
+
+
+def control(rig: Rig, exercises: list[str], sources: dict[str, Path], work: Path, timeout: float) -> None:
+    """Each file of the run, unchanged but built as its mutants are, passes every check; otherwise
+    the harness, not a mutant, would be what fails them (SystemExit saying how)."""
+    for exercise in exercises:
+        source = sources[exercise]
+        step, error, failing = try_source(rig, exercise, source, source.read_bytes(), work, f"control-{exercise}",
+                                          timeout)
+        if step != "ran" or failing:
+            raise SystemExit(f"mutate.py: the reference {source.name}, built as its mutants are "
+                             f"({' '.join(['-D_GLIBCXX_ASSERTIONS', *rig.sanitize])}), "
+                             + (f"does not {step}: {error}" if step != "ran" else
+                                f"fails {failing[0].name!r}: {failing[0].message[:500]}"))
 
 
 @dataclass
@@ -304,13 +382,17 @@ class Tally:
 
 def try_all(rig: Rig, mutants: list[Mutant], exercises: list[str], sources: dict[str, Path],
             known: dict[str, str], args: argparse.Namespace) -> Tally:
-    """Every mutant tried in a scratch folder, one line each as it is decided."""
+    """Every mutant tried in a scratch folder, one line each as it is decided, after the control."""
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
+        control(rig, sorted({next(e for e in exercises if sources[e].name == m.file) for m in mutants}), sources,
+                Path(scratch), args.timeout)
         for number, m in enumerate(mutants, 1):
             exercise = next(e for e in exercises if sources[e].name == m.file)
-            step, error, failing = try_mutant(rig, exercise, sources[exercise], m, Path(scratch), f"run{number}",
-                                              args.timeout)
+            text = sources[exercise].read_bytes()
+            step, error, failing = try_source(rig, exercise, sources[exercise],
+                                              text[:m.start] + m.mutated.encode() + text[m.end:], Path(scratch),
+                                              f"run{number}", args.timeout)
             if step != "ran":
                 tally.stillborn.append(m)
                 print(f"[{number}/{len(mutants)}] {m.key}: does not {step}" + (f"\n{error}" if args.verbose else ""),
@@ -323,7 +405,8 @@ def try_all(rig: Rig, mutants: list[Mutant], exercises: list[str], sources: dict
             else:
                 tally.survivors.append(m)
             print(f"[{number}/{len(mutants)}] {m.key}: "
-                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}",
+                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}"
+                  + (f" ({failing[0].status}: {failing[0].message[:300]})" if failing and args.verbose else ""),
                   flush=True)
     return tally
 
