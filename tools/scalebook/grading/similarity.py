@@ -96,7 +96,7 @@ def pairs(tokens: dict[str, int], runs: dict[tuple, list], references: set[str])
     None where sim does not compare that way: a reference is never the first file) and the runs."""
     found: dict[tuple, dict] = {}
     for (a, b), listed in runs.items():
-        key = tuple(sorted((a, b)))
+        key = (a, b) if b in references else (b, a) if a in references else tuple(sorted((a, b)))  # a reference second
         entry = found.setdefault(key, {"a": key[0], "b": key[1], "a_percent": None, "b_percent": None,
                                        "shared_tokens": 0, "runs": []})
         shared = sum(r[4] for r in listed)
@@ -111,7 +111,7 @@ def pairs(tokens: dict[str, int], runs: dict[tuple, list], references: set[str])
     for entry in found.values():
         percent = max(p for p in (entry["a_percent"], entry["b_percent"]) if p is not None)
         if percent >= THRESHOLD and entry["shared_tokens"] >= MIN_TOKENS:
-            kept.append(dict(entry, percent=percent, reference=entry["a"] in references or entry["b"] in references))
+            kept.append(dict(entry, percent=percent, reference=entry["b"] in references))
     return sorted(kept, key=lambda e: (-e["percent"], -e["shared_tokens"], e["a"], e["b"]))
 
 
