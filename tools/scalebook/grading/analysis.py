@@ -126,10 +126,13 @@ def _exercise_key(exercise: str) -> tuple:
 
 def shared_wrong_answers(reports: list[dict]) -> list[dict]:
     """The same rare wrong value: per check, a failure message that two to SHARED_AT_MOST students
-    have and nobody else, naming no known mistake, from a value check."""
+    have and nobody else, naming no known mistake, from a value check; unless those students made
+    a named mistake in common (anywhere: one exercise's mistake shows in those that call it)."""
     by_check: dict[tuple, dict[str, set]] = {}
+    made: dict[str, set] = {}
     for report in _graded(reports):
         name = _text(report.get("submission"))
+        made[name] = {m for test in _tests(report) for m in test_mistakes(test)}
         for test in _tests(report):
             message, check = _text(test.get("message")), _text(test.get("name"))
             if (_text(test.get("status")) != "failed" or is_error_path(check) or not message
@@ -140,7 +143,7 @@ def shared_wrong_answers(reports: list[dict]) -> list[dict]:
     flagged = []
     for (exercise, check), messages in by_check.items():
         for message, who in messages.items():
-            if 2 <= len(who) <= SHARED_AT_MOST:
+            if 2 <= len(who) <= SHARED_AT_MOST and not set.intersection(*(made[w] for w in who)):
                 flagged.append({"exercise": exercise, "check": check, "message": message, "students": sorted(who)})
     return sorted(flagged, key=lambda f: (_exercise_key(f["exercise"]), f["check"], f["students"]))
 

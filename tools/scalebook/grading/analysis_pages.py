@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import pages
+from . import pages, similarity
 from .visible import NAME_CHARS, visible, visible_plain
 
 MESSAGE_CHARS = 600
@@ -58,7 +58,7 @@ def similarity_view(analysis: dict) -> list[dict]:
         if not entry.get("pairs"):
             continue
         pairs = []
-        for index, pair in enumerate(entry["pairs"]):
+        for index, pair in enumerate(entry["pairs"][:similarity.PAIRS_SHOWN]):
             pairs.append({"anchor": f"pair-{visible_plain(entry['exercise'], 20)}-{index + 1}",
                           "a": visible(pair["a"], NAME_CHARS), "b": visible(pair["b"], NAME_CHARS),
                           "a_percent": pair["a_percent"], "b_percent": pair["b_percent"],

@@ -26,7 +26,8 @@ SIM = "sim_c++"
 THRESHOLD = 60          # percent of one file's tokens found in the other
 MIN_TOKENS = 40         # shared tokens below this never make a pair (a loop header or two)
 RUN_TOKENS = 24         # sim's shortest run (its default)
-PAIRS_LISTED = 40       # per exercise, the most similar first; the count says how many more
+PAIRS_KEPT = 500        # per exercise in analysis.json, the most similar first; the count says how many more
+PAIRS_SHOWN = 40        # of those, with their shared runs (the page shows these)
 RUNS_LISTED = 6         # per pair, the longest first
 RUN_LINES = 80          # per run and side, the lines shown
 SIM_SECONDS = 120       # one exercise's comparison
@@ -124,10 +125,11 @@ def exercise_pairs(files: dict[str, str], references: dict[str, str], stub: str)
     tokens, runs = compare(stripped, stripped_refs)
     found = pairs(tokens, runs, set(references))
     texts = {**files, **references}
-    for entry in found[:PAIRS_LISTED]:
+    for index, entry in enumerate(found[:PAIRS_KEPT]):
         entry["runs"] = [dict(run, a_text=lines_of(texts[entry["a"]], run["a_lines"]),
-                              b_text=lines_of(texts[entry["b"]], run["b_lines"])) for run in entry["runs"][:RUNS_LISTED]]
-    return {"compared": len(stripped), "pairs_above": len(found), "pairs": found[:PAIRS_LISTED]}
+                              b_text=lines_of(texts[entry["b"]], run["b_lines"]))
+                         for run in entry["runs"][:RUNS_LISTED]] if index < PAIRS_SHOWN else []
+    return {"compared": len(stripped), "pairs_above": len(found), "pairs": found[:PAIRS_KEPT]}
 
 
 def lines_of(text: str, span: list[int]) -> str:
