@@ -216,8 +216,12 @@ def analyse(out_dir: Path, reports: list[dict], submissions: dict[str, dict], ch
               "named_mistakes": named_mistakes(reports, declared_mistakes(chapters, root)),
               "shared_wrong_answers": shared_wrong_answers(reports),
               "similarity": similar_code(out_dir, submissions, chapters, references or [], root)}
-    result["seconds"] = round(time.monotonic() - started, 2)
-    write_json(out_dir / "analysis.json", result)
     from .analysis_pages import write_similarity_page  # Jinja2 only where pages are written
     write_similarity_page(result, out_dir, commit)
+    for exercise in result["similarity"]["exercises"]:  # the code itself is on the page, not in the data
+        for pair in exercise["pairs"]:
+            for run in pair["runs"]:
+                run.pop("a_text", None), run.pop("b_text", None)
+    result["seconds"] = round(time.monotonic() - started, 2)
+    write_json(out_dir / "analysis.json", result)
     return result

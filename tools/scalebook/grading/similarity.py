@@ -13,6 +13,7 @@ by line, for the page that shows them side by side. A signal, not proof: it neve
 from __future__ import annotations
 
 import concurrent.futures
+import multiprocessing
 import os
 import re
 import shutil
@@ -27,11 +28,12 @@ THRESHOLD = 60          # percent of one file's tokens found in the other
 MIN_TOKENS = 40         # shared tokens below this never make a pair (a loop header or two)
 RUN_TOKENS = 24         # sim's shortest run (its default)
 PAIRS_KEPT = 500        # per exercise in analysis.json, the most similar first; the count says how many more
-PAIRS_SHOWN = 40        # of those, with their shared runs (the page shows these)
-RUNS_LISTED = 6         # per pair, the longest first
-RUN_LINES = 80          # per run and side, the lines shown
+PAIRS_SHOWN = 12        # of those, with their shared runs (the page shows these)
+RUNS_LISTED = 4         # per pair, the longest first
+RUN_LINES = 60          # per run and side, the lines shown
 SIM_SECONDS = 120       # one exercise's comparison
-FILE_INFO = re.compile(r"^File (\S+): (\d+) tokens?, (\d+) lines?")
+FILE_TOKENS = re.compile(r"^File (\S+): (\d+) tokens?", re.MULTILINE)
+RUN_SIZES = re.compile(r"^(\S+): line \d+-\d+\s*\|(\S+): line \d+-\d+\s*\[(\d+)\]", re.MULTILINE)
 RUN_LINE = re.compile(r"^(\S+): line (\d+)-(\d+)\s*\|(\S+): line (\d+)-(\d+)\s*\[(\d+)\]\s*$")
 
 
@@ -50,86 +52,159 @@ def without_stub(text: str, stub: str) -> str:
     return "".join(("\n" if line.strip() in given else line + "\n") for line in text.splitlines())
 
 
-def compare(files: dict[str, str], references: dict[str, str]) -> tuple[dict[str, int], dict[tuple, list]]:
-    """sim_c++ on FILES ({who: text}, compared with each other and with the references) and
-    REFERENCES ({who: text}, compared with the class only). Returns each file's token count and,
-    per ordered pair (a, b), the runs of a found in b: (a_first, a_last, b_first, b_last, tokens)."""
-    with tempfile.TemporaryDirectory(prefix="scalebook-sim-") as temp:
-        names: dict[str, str] = {}  # our file name -> who: nothing a student chose reaches sim's arguments
-        listed = []
+class Files:
+    """An exercise's files written for sim_c++ under names of ours (f0.cpp, ...): nothing a student
+    chose reaches its arguments. FILES are compared with each other and with REFERENCES; the
+    references are never compared with each other (sim's old files, after "/")."""
+
+    def __init__(self, folder: str, files: dict[str, str], references: dict[str, str]):
+        self.folder, self.names, self.class_size = folder, {}, len(files)
         for index, (who, text) in enumerate([*files.items(), *references.items()]):
-            name = f"f{index}.cpp"
-            names[name] = who
-            Path(temp, name).write_text(text, errors="surrogateescape")
-            listed.append(name)
-        if references:
-            listed.insert(len(files), "/")
+            self.names[f"f{index}.cpp"] = who
+            Path(folder, f"f{index}.cpp").write_text(text, errors="surrogateescape")
+        self.ours = {who: name for name, who in self.names.items()}
+
+    def sim(self, options: list[str], only: set[str] | None = None) -> str:
+        """sim_c++'s report on every file (or those of ONLY), each pair on its own (-e), both ways (-a)."""
+        listed = [n for n, who in self.names.items() if only is None or who in only]
+        new = [n for n in listed if int(n[1:-4]) < self.class_size]
+        old = [n for n in listed if int(n[1:-4]) >= self.class_size]
         try:
-            done = subprocess.run([SIM, "-e", "-n", "-s", "-a", "-r", str(RUN_TOKENS), "-w", "200", "-i"],
-                                  input="\n".join(listed) + "\n", capture_output=True, text=True, cwd=temp,
-                                  timeout=SIM_SECONDS, errors="replace")
+            done = subprocess.run([SIM, "-e", "-s", "-a", "-r", str(RUN_TOKENS), "-w", "200", *options, "-i"],
+                                  input="\n".join(new + (["/"] + old if old else [])) + "\n", capture_output=True,
+                                  text=True, cwd=self.folder, timeout=SIM_SECONDS, errors="replace")
         except subprocess.TimeoutExpired as error:
             raise GradingError(f"similarity: {SIM} took more than {SIM_SECONDS} s") from error
         if done.returncode != 0:
             raise GradingError(f"similarity: {SIM} failed: {done.stderr.strip()[:300]}")
-    return parse(done.stdout, names)
+        return done.stdout
+
+    def percents(self) -> tuple[dict[str, int], dict[tuple, int]]:
+        """Each file's tokens, and per ordered pair (a, b) the percent of a's tokens in runs also
+        in b, from sim_c++ -n's list of runs (sim's own -p is ten times slower with -e)."""
+        output = self.sim(["-n"])
+        tokens = {self.names[n]: int(t) for n, t in FILE_TOKENS.findall(output) if n in self.names}
+        shared: dict[tuple, int] = {}
+        for a, b, count in RUN_SIZES.findall(output):
+            if a != b and a in self.names and b in self.names:
+                shared[(a, b)] = shared.get((a, b), 0) + int(count)
+        found = {}
+        for (a, b), count in shared.items():
+            who = self.names[a]
+            percent = round(100 * count / max(1, tokens.get(who, 0)))
+            if percent >= THRESHOLD:
+                found[(who, self.names[b])] = percent
+        return tokens, found
+
+    def runs(self, pairs: list[tuple[str, str]]) -> dict[tuple, list]:
+        """Per ordered pair of PAIRS, the runs of a found in b: (a_first, a_last, b_first, b_last, tokens)."""
+        wanted = {p for pair in pairs for p in (pair, pair[::-1])}
+        found: dict[tuple, list] = {}
+        if not pairs:
+            return found
+        for line in self.sim(["-n"], {who for pair in pairs for who in pair}).splitlines():
+            run = RUN_LINE.match(line)
+            if run and run.group(1) in self.names and run.group(4) in self.names:
+                key = (self.names[run.group(1)], self.names[run.group(4)])
+                if key in wanted:
+                    found.setdefault(key, []).append(tuple(int(run.group(i)) for i in (2, 3, 5, 6, 7)))
+        return found
 
 
-def parse(output: str, names: dict[str, str]) -> tuple[dict[str, int], dict[tuple, list]]:
-    """sim_c++ -n's report read back: tokens per file, runs per ordered pair."""
-    tokens: dict[str, int] = {}
-    runs: dict[tuple, list] = {}
-    for line in output.splitlines():
-        info = FILE_INFO.match(line)
-        if info and info.group(1) in names:
-            tokens[names[info.group(1)]] = int(info.group(2))
-            continue
-        run = RUN_LINE.match(line)
-        if run and run.group(1) in names and run.group(4) in names:
-            a, b = names[run.group(1)], names[run.group(4)]
-            if a != b:
-                runs.setdefault((a, b), []).append(tuple(int(run.group(i)) for i in (2, 3, 5, 6, 7)))
-    return tokens, runs
+def pairs(tokens: dict[str, int], percents: dict[tuple, int], references: set[str]) -> list[dict]:
+    """The pairs above the threshold sharing MIN_TOKENS or more, most similar first: each file's
+    share in the other (percent; None where sim does not compare that way or it is below the
+    threshold: a reference is never the first file), and the tokens that share is."""
+    found: dict[tuple, list] = {}  # (a, b): [a's percent, b's percent, shared tokens]
+    for (a, b), percent in percents.items():
+        key = (a, b) if b in references else (b, a) if a in references else (a, b) if a < b else (b, a)
+        slot = found.get(key)
+        if slot is None:
+            slot = found[key] = [None, None, 0]
+        slot[0 if a == key[0] else 1] = percent
+        slot[2] = max(slot[2], percent * tokens.get(a, 0) // 100)
+    ranked = sorted((-max(p for p in slot[:2] if p is not None), -slot[2], key)
+                    for key, slot in found.items() if slot[2] >= MIN_TOKENS)
+    return [{"a": a, "b": b, "a_percent": found[(a, b)][0], "b_percent": found[(a, b)][1], "percent": -percent,
+             "shared_tokens": -shared, "reference": b in references} for percent, shared, (a, b) in ranked]
 
 
-def pairs(tokens: dict[str, int], runs: dict[tuple, list], references: set[str]) -> list[dict]:
-    """The pairs above the threshold, most similar first: each file's share in the other (percent;
-    None where sim does not compare that way: a reference is never the first file) and the runs."""
-    found: dict[tuple, dict] = {}
-    for (a, b), listed in runs.items():
-        key = (a, b) if b in references else (b, a) if a in references else tuple(sorted((a, b)))  # a reference second
-        entry = found.setdefault(key, {"a": key[0], "b": key[1], "a_percent": None, "b_percent": None,
-                                       "shared_tokens": 0, "runs": []})
-        shared = sum(r[4] for r in listed)
-        side = "a" if a == key[0] else "b"
-        entry[f"{side}_percent"] = round(100 * shared / max(1, tokens.get(a, 0)))
-        if shared >= entry["shared_tokens"]:
-            entry["shared_tokens"] = shared
-            entry["runs"] = [{"a_lines": [r[0], r[1]] if side == "a" else [r[2], r[3]],
-                              "b_lines": [r[2], r[3]] if side == "a" else [r[0], r[1]], "tokens": r[4]}
-                             for r in sorted(listed, key=lambda r: -r[4])]
-    kept = []
-    for entry in found.values():
-        percent = max(p for p in (entry["a_percent"], entry["b_percent"]) if p is not None)
-        if percent >= THRESHOLD and entry["shared_tokens"] >= MIN_TOKENS:
-            kept.append(dict(entry, percent=percent, reference=entry["b"] in references))
-    return sorted(kept, key=lambda e: (-e["percent"], -e["shared_tokens"], e["a"], e["b"]))
+def shown_runs(listed: list, a_first: bool, texts: tuple[str, str]) -> list[dict]:
+    """A pair's longest runs as (a, b) line spans and the lines themselves, for the side-by-side view."""
+    runs = []
+    for r in sorted(listed, key=lambda r: -r[4])[:RUNS_LISTED]:
+        a_lines, b_lines = ([r[0], r[1]], [r[2], r[3]]) if a_first else ([r[2], r[3]], [r[0], r[1]])
+        runs.append({"a_lines": a_lines, "b_lines": b_lines, "tokens": r[4],
+                     "a_text": lines_of(texts[0], a_lines), "b_text": lines_of(texts[1], b_lines)})
+    return runs
+
+
+def grouped(stripped: dict[str, str]) -> dict[str, list[str]]:
+    """Files with the same text after the stub's lines are blanked: {first name: every name}. sim_c++
+    compares one of each (identical files are 100 % alike without asking it)."""
+    groups: dict[str, list[str]] = {}
+    for who in sorted(stripped):
+        groups.setdefault(stripped[who], []).append(who)
+    return {members[0]: members for members in groups.values()}
+
+
+def group_pairs(stripped: dict[str, str], groups: dict[str, list[str]], refs: dict[str, list[str]],
+                temp: str, stripped_refs: dict[str, str]) -> tuple[list[dict], dict[tuple, list]]:
+    """The pairs of groups above the threshold (a group with itself: its identical files), most
+    similar first, and the runs of the first PAIRS_SHOWN."""
+    written = Files(temp, {g: stripped[g] for g in groups}, {g: stripped_refs[g] for g in refs})
+    tokens, percents = written.percents()
+    found = pairs(tokens, percents, set(refs))
+    for group, members in groups.items():
+        lines = [i + 1 for i, line in enumerate(stripped[group].splitlines()) if line.strip()]
+        if len(members) > 1 and tokens.get(group, 0) >= MIN_TOKENS:
+            found.append({"a": group, "b": group, "a_percent": 100, "b_percent": 100, "percent": 100,
+                          "shared_tokens": tokens[group], "reference": False,
+                          "identical": [lines[0], lines[-1]] if lines else [1, 1]})
+    found.sort(key=lambda e: (-e["percent"], -e["shared_tokens"], e["a"], e["b"]))
+    runs = written.runs([(p["a"], p["b"]) for p in found[:PAIRS_SHOWN] if p["a"] != p["b"]])
+    for entry in found[:PAIRS_SHOWN]:
+        if "identical" in entry:
+            runs[(entry["a"], entry["b"])] = [(*entry["identical"], *entry["identical"], entry["shared_tokens"])]
+    return found, runs
+
+
+def members(entry: dict, groups: dict[str, list[str]], refs: dict[str, list[str]]):
+    """The (a, b) pairs of files a pair of groups stands for; a reference second."""
+    if entry["a"] == entry["b"]:
+        listed = groups[entry["a"]]
+        return ((x, y) for i, x in enumerate(listed) for y in listed[i + 1:])
+    firsts = groups[entry["a"]]
+    seconds = refs[entry["b"]] if entry["reference"] else groups[entry["b"]]
+    return ((x, y) if entry["reference"] or x < y else (y, x) for x in firsts for y in seconds)
 
 
 def exercise_pairs(files: dict[str, str], references: dict[str, str], stub: str) -> dict:
-    """One exercise: its files (stub lines blanked) compared; the pairs above the threshold."""
+    """One exercise: its files (stub lines blanked) compared; the pairs above the threshold, the
+    first PAIRS_SHOWN with their shared runs."""
     stripped = {who: without_stub(text, stub) for who, text in files.items()}
     stripped_refs = {who: without_stub(text, stub) for who, text in references.items()}
     if len(stripped) + len(stripped_refs) < 2 or not stripped:
         return {"compared": len(stripped), "pairs_above": 0, "pairs": []}
-    tokens, runs = compare(stripped, stripped_refs)
-    found = pairs(tokens, runs, set(references))
+    groups, refs = grouped(stripped), grouped(stripped_refs)
+    with tempfile.TemporaryDirectory(prefix="scalebook-sim-") as temp:
+        found, runs = group_pairs(stripped, groups, refs, temp, stripped_refs)
     texts = {**files, **references}
-    for index, entry in enumerate(found[:PAIRS_KEPT]):
-        entry["runs"] = [dict(run, a_text=lines_of(texts[entry["a"]], run["a_lines"]),
-                              b_text=lines_of(texts[entry["b"]], run["b_lines"]))
-                         for run in entry["runs"][:RUNS_LISTED]] if index < PAIRS_SHOWN else []
-    return {"compared": len(stripped), "pairs_above": len(found), "pairs": found[:PAIRS_KEPT]}
+    listed, total = [], 0
+    for index, entry in enumerate(found):
+        sizes = (len(groups[entry["a"]]), len(refs[entry["b"]]) if entry["reference"] else len(groups[entry["b"]]))
+        total += sizes[0] * (sizes[0] - 1) // 2 if entry["a"] == entry["b"] else sizes[0] * sizes[1]
+        forward = runs.get((entry["a"], entry["b"]), [])
+        spans, a_first = (forward, True) if forward else (runs.get((entry["b"], entry["a"]), []), False)
+        for a, b in members(entry, groups, refs):
+            if len(listed) >= PAIRS_KEPT:
+                break
+            flip = (a, b) != (entry["a"], entry["b"]) and a in groups.get(entry["b"], [])
+            shown = shown_runs(spans, a_first != flip, (texts[a], texts[b])) if len(listed) < PAIRS_SHOWN else []
+            listed.append({"a": a, "b": b, "a_percent": entry["b_percent" if flip else "a_percent"],
+                           "b_percent": entry["a_percent" if flip else "b_percent"], "percent": entry["percent"],
+                           "shared_tokens": entry["shared_tokens"], "reference": entry["reference"], "runs": shown})
+    return {"compared": len(stripped), "pairs_above": total, "pairs": listed}
 
 
 def lines_of(text: str, span: list[int]) -> str:
@@ -141,9 +216,14 @@ def lines_of(text: str, span: list[int]) -> str:
 
 def class_similarity(exercises: list[dict], jobs: int | None = None) -> list[dict]:
     """EXERCISES, each {exercise, file, files, references, stub}, compared JOBS at once (default:
-    the cores); returns each one's {exercise, file, compared, pairs_above, pairs}."""
-    jobs = jobs or max(1, len(os.sched_getaffinity(0)))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+    the cores), each in a process of its own (reading sim's report is Python's work: threads would
+    share one core); returns each one's {exercise, file, compared, pairs_above, pairs}."""
+    jobs = min(jobs or max(1, len(os.sched_getaffinity(0))), max(1, len(exercises)))
+    if jobs == 1:
+        return [dict({"exercise": e["exercise"], "file": e["file"]},
+                     **exercise_pairs(e["files"], e["references"], e["stub"])) for e in exercises]
+    context = multiprocessing.get_context("fork")  # the merge step's grading threads have all ended
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures = [pool.submit(exercise_pairs, e["files"], e["references"], e["stub"]) for e in exercises]
         return [dict({"exercise": e["exercise"], "file": e["file"]}, **f.result())
                 for e, f in zip(exercises, futures)]
