@@ -68,7 +68,7 @@ def similarity_view(analysis: dict) -> list[dict]:
                                     "b_text": visible(run.get("b_text", ""), 8000, 90)} for run in pair["runs"]]})
         listed.append({"id": visible(entry["exercise"], 40),
                        "file": visible(entry["file"], NAME_CHARS),
-                       "compared": entry["compared"], "pairs_above": entry["pairs_above"], "pairs": pairs})
+                       "compared": entry["compared"], "references": entry.get("references", 0), "pairs_above": entry["pairs_above"], "pairs": pairs})
     return listed
 
 

@@ -185,7 +185,7 @@ def exercise_pairs(files: dict[str, str], references: dict[str, str], stub: str)
     stripped = {who: without_stub(text, stub) for who, text in files.items()}
     stripped_refs = {who: without_stub(text, stub) for who, text in references.items()}
     if len(stripped) + len(stripped_refs) < 2 or not stripped:
-        return {"compared": len(stripped), "pairs_above": 0, "pairs": []}
+        return {"compared": len(stripped), "references": len(stripped_refs), "pairs_above": 0, "pairs": []}
     groups, refs = grouped(stripped), grouped(stripped_refs)
     with tempfile.TemporaryDirectory(prefix="scalebook-sim-") as temp:
         found, runs = group_pairs(stripped, groups, refs, temp, stripped_refs)
@@ -204,7 +204,7 @@ def exercise_pairs(files: dict[str, str], references: dict[str, str], stub: str)
             listed.append({"a": a, "b": b, "a_percent": entry["b_percent" if flip else "a_percent"],
                            "b_percent": entry["a_percent" if flip else "b_percent"], "percent": entry["percent"],
                            "shared_tokens": entry["shared_tokens"], "reference": entry["reference"], "runs": shown})
-    return {"compared": len(stripped), "pairs_above": total, "pairs": listed}
+    return {"compared": len(stripped), "references": len(stripped_refs), "pairs_above": total, "pairs": listed}
 
 
 def lines_of(text: str, span: list[int]) -> str:
