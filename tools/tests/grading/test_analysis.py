@@ -22,6 +22,7 @@ from maintainer.generated_class import INDEPENDENT_SOFTMAX, SOFTMAX, renamed
 from scalebook.course import all_chapters
 from scalebook.grading import analysis, pages, similarity
 from scalebook.grading.tree import reports_folder, tests_folder
+from tests.grading.hostile_reports import BREAKOUTS, SCRIPT, the_class
 from tests.harness import ROOT, expect, finish
 
 CH4 = "04-causal-masking"
@@ -113,6 +114,7 @@ def main() -> int:
         check_similarity(result, reference)
         check_stub_lines(stub, reference)
         check_pages(out, reports, result, chapters)
+        check_hostile(base / "hostile")
     return finish("the class analysis counts named mistakes, finds copies and shared wrong answers, and tells no student")
 
 
@@ -197,6 +199,21 @@ def check_pages(out: Path, reports: list[dict], result: dict, chapters) -> None:
     expect(sorted(p.name for p in out.iterdir()) == ["analysis.json", "ctest", "index.html", "similarity.html",
                                                     "students"],
            "the analysis writes beside the class page, in the grader's names, nothing under students/")
+
+
+def check_hostile(out: Path) -> None:
+    """The analysis of hostile_reports' class, and of reports forged into odd shapes, on the pages."""
+    forged = {"status": "failed", "name": BREAKOUTS, "exercise": BREAKOUTS, "chapter": CH4, "message": BREAKOUTS,
+              "mistakes": "not a list"}
+    reports = the_class() + [report(SCRIPT, [forged]), report(SCRIPT + "2", [forged])]
+    odd = [{"submission": 5, "tests": [{"status": "failed"}, "not a check"]}, {"submission": "x", "tests": "none"}]
+    result = analysis.analyse(out, reports + odd, {}, [c for c in all_chapters() if c.folder == CH4], [], "abc")
+    context = pages.make_context(ROOT, [], date="2026-01-01", commit="abc")
+    pages.write_class_page(reports, out / "index.html", context, result)
+    page = (out / "index.html").read_text()
+    flagged = [g["students"] for g in result["shared_wrong_answers"]]
+    expect([SCRIPT, SCRIPT + "2"] in flagged and "forged row</td>" not in page and "<h1 id=forged" not in page
+           and "<script>window" not in page, "a forged report's shared message is flagged and shown as text")
 
 
 if __name__ == "__main__":
