@@ -89,24 +89,38 @@ def test_mistakes(test: dict) -> list[str]:
     return mistake_ids(_text(test.get("message")))
 
 
+def student_mistakes(report: dict, declared: dict[str, dict[str, str]]) -> dict[str, set]:
+    """The declared mistakes one student made, per exercise. A check whose output matches several
+    mistakes at once names them all; where the student's other checks name one of those alone
+    (anywhere: a mistake shows in the exercises that call its function too), that one is the
+    mistake, else each of them is counted."""
+    named = [(_text(t.get("exercise")), [m for m in test_mistakes(t) if m in declared.get(_text(t.get("chapter")), {})])
+             for t in _tests(report)]
+    definite = {ids[0] for _, ids in named if len(ids) == 1}
+    made: dict[str, set] = {}
+    for exercise, ids in named:
+        if ids:
+            made.setdefault(exercise, set()).update(set(ids) & definite or ids)
+    return made
+
+
 def named_mistakes(reports: list[dict], declared: dict[str, dict[str, str]]) -> dict:
     """Per exercise, the checks failed most and the named mistakes made, with who made them; and
-    the mistakes a third of the graded class made (teach_again)."""
+    the mistakes a third of the graded class made (teach_again, each once, with its exercises)."""
     graded = _graded(reports)
     exercises: dict[str, dict] = {}
     for report in graded:
         name = _text(report.get("submission"))
         for test in _tests(report):
-            chapter, exercise = _text(test.get("chapter")), _text(test.get("exercise"))
-            entry = exercises.setdefault(exercise, {"exercise": exercise, "chapter": chapter, "checks": {},
-                                                    "mistakes": {}})
+            entry = exercises.setdefault(_text(test.get("exercise")), {
+                "exercise": _text(test.get("exercise")), "chapter": _text(test.get("chapter")), "checks": {},
+                "mistakes": {}})
             if _text(test.get("status")) != "passed":
-                check = entry["checks"].setdefault(_text(test.get("name")), set())
-                check.add(name)
-            for mistake in test_mistakes(test):
-                if mistake in declared.get(chapter, {}):
-                    entry["mistakes"].setdefault(mistake, set()).add(name)
-    listed, teach = [], []
+                entry["checks"].setdefault(_text(test.get("name")), set()).add(name)
+        for exercise, ids in student_mistakes(report, declared).items():
+            for mistake in ids:
+                exercises[exercise]["mistakes"].setdefault(mistake, set()).add(name)
+    listed, teach = [], {}
     for entry in sorted(exercises.values(), key=lambda e: _exercise_key(e["exercise"])):
         checks = sorted(entry["checks"].items(), key=lambda c: (-len(c[1]), c[0]))[:CHECKS_LISTED]
         mistakes = [{"id": m, "text": declared[entry["chapter"]][m], "count": len(who), "students": sorted(who)}
@@ -114,9 +128,14 @@ def named_mistakes(reports: list[dict], declared: dict[str, dict[str, str]]) -> 
         listed.append({"exercise": entry["exercise"], "chapter": entry["chapter"],
                        "failed_most": [{"check": c, "failed": len(who)} for c, who in checks],
                        "mistakes": mistakes})
-        teach += [dict(m, exercise=entry["exercise"]) for m in mistakes
-                  if graded and m["count"] >= TEACH_AGAIN * len(graded)]
-    return {"graded": len(graded), "exercises": listed, "teach_again": teach}
+        for mistake in mistakes:
+            known = teach.setdefault(mistake["id"], dict(mistake, students=set(), exercises=[]))
+            known["students"].update(mistake["students"])
+            known["exercises"].append(entry["exercise"])
+    again = [dict(m, students=sorted(m["students"]), count=len(m["students"])) for m in teach.values()
+             if graded and len(m["students"]) >= TEACH_AGAIN * len(graded)]
+    return {"graded": len(graded), "exercises": listed,
+            "teach_again": sorted(again, key=lambda m: (-m["count"], m["id"]))}
 
 
 def _exercise_key(exercise: str) -> tuple:

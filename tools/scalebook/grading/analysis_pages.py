@@ -39,7 +39,7 @@ def class_section(analysis: dict | None) -> dict | None:
               for f in analysis.get("shared_wrong_answers", [])]
     similar = analysis.get("similarity", {})
     pairs = sum(e.get("pairs_above", 0) for e in similar.get("exercises", []))
-    return {"graded": graded, "teach_again": [dict(_mistake(m), exercise=visible(m["exercise"], 40))
+    return {"graded": graded, "teach_again": [dict(_mistake(m), exercises=[visible(e, 40) for e in m["exercises"]])
                                               for m in named.get("teach_again", [])],
             "exercises": exercises, "shared": shared, "similar_pairs": pairs,
             "similarity_skipped": visible(similar.get("skipped", ""), 300) if similar.get("skipped") else None,
@@ -51,24 +51,29 @@ def _mistake(mistake: dict) -> dict:
             "students": _names(mistake["students"])}
 
 
+def _pair_view(exercise: str, index: int, pair: dict) -> dict:
+    runs = [{"a_lines": "{}-{}".format(*run["a_lines"]), "b_lines": "{}-{}".format(*run["b_lines"]),
+             "tokens": run["tokens"], "a_text": visible(run.get("a_text", ""), 8000, 90),
+             "b_text": visible(run.get("b_text", ""), 8000, 90)} for run in pair["runs"]]
+    return {"anchor": f"pair-{visible_plain(exercise, 20)}-{index + 1}", "a": visible(pair["a"], NAME_CHARS),
+            "b": visible(pair["b"], NAME_CHARS), "a_same": _names(pair.get("a_same", [])),
+            "b_same": _names(pair.get("b_same", [])), "a_percent": pair["a_percent"], "b_percent": pair["b_percent"],
+            "shared_tokens": pair["shared_tokens"], "reference": pair["reference"], "runs": runs}
+
+
 def similarity_view(analysis: dict) -> list[dict]:
-    """Per exercise with a pair above the threshold: its pairs and their shared runs."""
+    """Per exercise with identical files or a pair above the threshold: those, and the runs of its pairs."""
     listed = []
     for entry in analysis.get("similarity", {}).get("exercises", []):
-        if not entry.get("pairs"):
+        if not entry.get("pairs") and not entry.get("identical"):
             continue
-        pairs = []
-        for index, pair in enumerate(entry["pairs"][:similarity.PAIRS_SHOWN]):
-            pairs.append({"anchor": f"pair-{visible_plain(entry['exercise'], 20)}-{index + 1}",
-                          "a": visible(pair["a"], NAME_CHARS), "b": visible(pair["b"], NAME_CHARS),
-                          "a_percent": pair["a_percent"], "b_percent": pair["b_percent"],
-                          "shared_tokens": pair["shared_tokens"], "reference": pair["reference"],
-                          "runs": [{"a_lines": "{}-{}".format(*run["a_lines"]), "b_lines": "{}-{}".format(*run["b_lines"]),
-                                    "tokens": run["tokens"], "a_text": visible(run.get("a_text", ""), 8000, 90),
-                                    "b_text": visible(run.get("b_text", ""), 8000, 90)} for run in pair["runs"]]})
-        listed.append({"id": visible(entry["exercise"], 40),
-                       "file": visible(entry["file"], NAME_CHARS),
-                       "compared": entry["compared"], "references": entry.get("references", 0), "pairs_above": entry["pairs_above"], "pairs": pairs})
+        listed.append({"id": visible(entry["exercise"], 40), "file": visible(entry["file"], NAME_CHARS),
+                       "compared": entry["compared"], "references": entry.get("references", 0),
+                       "pairs_above": entry["pairs_above"], "listed": len(entry["pairs"]),
+                       "identical": [{"files": _names(g["files"]), "tokens": g["tokens"]}
+                                     for g in entry.get("identical", [])],
+                       "pairs": [_pair_view(entry["exercise"], index, pair)
+                                 for index, pair in enumerate(entry["pairs"][:similarity.PAIRS_SHOWN])]})
     return listed
 
 

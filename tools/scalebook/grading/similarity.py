@@ -149,62 +149,57 @@ def grouped(stripped: dict[str, str]) -> dict[str, list[str]]:
 
 
 def group_pairs(stripped: dict[str, str], groups: dict[str, list[str]], refs: dict[str, list[str]],
-                temp: str, stripped_refs: dict[str, str]) -> tuple[list[dict], dict[tuple, list]]:
-    """The pairs of groups above the threshold (a group with itself: its identical files), most
-    similar first, and the runs of the first PAIRS_SHOWN."""
+                temp: str, stripped_refs: dict[str, str]) -> tuple[dict[str, int], list[dict], dict[tuple, list]]:
+    """Each group's tokens, the pairs of groups above the threshold, most similar first, and the
+    runs of the first PAIRS_SHOWN."""
     written = Files(temp, {g: stripped[g] for g in groups}, {g: stripped_refs[g] for g in refs})
     tokens, percents = written.percents()
     found = pairs(tokens, percents, set(refs))
-    for group, members in groups.items():
-        lines = [i + 1 for i, line in enumerate(stripped[group].splitlines()) if line.strip()]
-        if len(members) > 1 and tokens.get(group, 0) >= MIN_TOKENS:
-            found.append({"a": group, "b": group, "a_percent": 100, "b_percent": 100, "percent": 100,
-                          "shared_tokens": tokens[group], "reference": False,
-                          "identical": [lines[0], lines[-1]] if lines else [1, 1]})
-    found.sort(key=lambda e: (-e["percent"], -e["shared_tokens"], e["a"], e["b"]))
-    runs = written.runs([(p["a"], p["b"]) for p in found[:PAIRS_SHOWN] if p["a"] != p["b"]])
-    for entry in found[:PAIRS_SHOWN]:
-        if "identical" in entry:
-            runs[(entry["a"], entry["b"])] = [(*entry["identical"], *entry["identical"], entry["shared_tokens"])]
-    return found, runs
-
-
-def members(entry: dict, groups: dict[str, list[str]], refs: dict[str, list[str]]):
-    """The (a, b) pairs of files a pair of groups stands for; a reference second."""
-    if entry["a"] == entry["b"]:
-        listed = groups[entry["a"]]
-        return ((x, y) for i, x in enumerate(listed) for y in listed[i + 1:])
-    firsts = groups[entry["a"]]
-    seconds = refs[entry["b"]] if entry["reference"] else groups[entry["b"]]
-    return ((x, y) if entry["reference"] or x < y else (y, x) for x in firsts for y in seconds)
+    return tokens, found, written.runs([(p["a"], p["b"]) for p in found[:PAIRS_SHOWN]])
 
 
 def exercise_pairs(files: dict[str, str], references: dict[str, str], stub: str) -> dict:
-    """One exercise: its files (stub lines blanked) compared; the pairs above the threshold, the
-    first PAIRS_SHOWN with their shared runs."""
+    """One exercise: its files (stub lines blanked) compared. The files that are then the same
+    ("identical": each group's names) and the pairs above the threshold, each between two groups
+    (a, and a_same the files identical to it; b and b_same), the first PAIRS_SHOWN with their
+    shared runs; pairs_above counts the pairs of files, those of identical files too."""
     stripped = {who: without_stub(text, stub) for who, text in files.items()}
     stripped_refs = {who: without_stub(text, stub) for who, text in references.items()}
+    result = {"compared": len(stripped), "references": len(stripped_refs), "pairs_above": 0, "identical": [],
+              "pairs": []}
     if len(stripped) + len(stripped_refs) < 2 or not stripped:
-        return {"compared": len(stripped), "references": len(stripped_refs), "pairs_above": 0, "pairs": []}
+        return result
     groups, refs = grouped(stripped), grouped(stripped_refs)
     with tempfile.TemporaryDirectory(prefix="scalebook-sim-") as temp:
-        found, runs = group_pairs(stripped, groups, refs, temp, stripped_refs)
+        tokens, found, runs = group_pairs(stripped, groups, refs, temp, stripped_refs)
+    same = [{"files": members, "tokens": tokens.get(group, 0)} for group, members in groups.items()
+            if len(members) > 1 and tokens.get(group, 0) >= MIN_TOKENS]
+    result["identical"] = sorted(same, key=lambda g: (-len(g["files"]), g["files"]))
+    result["pairs_above"] = sum(len(g["files"]) * (len(g["files"]) - 1) // 2 for g in same)
     texts = {**files, **references}
-    listed, total = [], 0
     for index, entry in enumerate(found):
-        sizes = (len(groups[entry["a"]]), len(refs[entry["b"]]) if entry["reference"] else len(groups[entry["b"]]))
-        total += sizes[0] * (sizes[0] - 1) // 2 if entry["a"] == entry["b"] else sizes[0] * sizes[1]
+        a_same = groups[entry["a"]][1:]
+        b_same = (refs if entry["reference"] else groups)[entry["b"]][1:]
+        result["pairs_above"] += (1 + len(a_same)) * (1 + len(b_same))
+        if index >= PAIRS_KEPT:
+            continue
         forward = runs.get((entry["a"], entry["b"]), [])
         spans, a_first = (forward, True) if forward else (runs.get((entry["b"], entry["a"]), []), False)
-        for a, b in members(entry, groups, refs):
-            if len(listed) >= PAIRS_KEPT:
-                break
-            flip = (a, b) != (entry["a"], entry["b"]) and a in groups.get(entry["b"], [])
-            shown = shown_runs(spans, a_first != flip, (texts[a], texts[b])) if len(listed) < PAIRS_SHOWN else []
-            listed.append({"a": a, "b": b, "a_percent": entry["b_percent" if flip else "a_percent"],
-                           "b_percent": entry["a_percent" if flip else "b_percent"], "percent": entry["percent"],
-                           "shared_tokens": entry["shared_tokens"], "reference": entry["reference"], "runs": shown})
-    return {"compared": len(stripped), "references": len(stripped_refs), "pairs_above": total, "pairs": listed}
+        entry.update(a_same=a_same, b_same=b_same,
+                     runs=shown_runs(spans, a_first, (texts[entry["a"]], texts[entry["b"]])) if index < PAIRS_SHOWN else [])
+        result["pairs"].append(entry)
+    return result
+
+
+def flagged_pairs(exercise: dict) -> set[tuple[str, str]]:
+    """Every pair of files an exercise's result flags, identical ones included (sorted names)."""
+    found = set()
+    for group in exercise.get("identical", []):
+        found |= {(x, y) for i, x in enumerate(group["files"]) for y in group["files"][i + 1:]}
+    for pair in exercise["pairs"]:
+        found |= {tuple(sorted((x, y))) for x in [pair["a"], *pair.get("a_same", [])]
+                  for y in [pair["b"], *pair.get("b_same", [])]}
+    return found
 
 
 def lines_of(text: str, span: list[int]) -> str:

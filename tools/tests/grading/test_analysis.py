@@ -44,8 +44,9 @@ def report(name: str, tests: list[dict]) -> dict:
     return {"submission": name, "score": 0, "max_score": 4, "tests": tests, "date": "2026-01-01", "commit": "abc"}
 
 
-def named(mistake: str) -> str:
-    return f"w is wrong | the output matches known mistake [{mistake}]: some text | actual 1 vs expected 2"
+def named(*mistakes: str) -> str:
+    said = " | ".join(f"the output matches known mistake [{m}]: some text" for m in mistakes)
+    return f"w is wrong | {said} | actual 1 vs expected 2"
 
 
 def make_reports() -> list[dict]:
@@ -65,6 +66,11 @@ def make_reports() -> list[dict]:
         # The same unnamed output, but from a named mistake both made: explained, not flagged.
         "henry": [check("4.2 rows", "failed", named("finite_negative_sentinel")), check("4.2 big", "failed", odd)],
         "ivan": [check("4.2 rows", "failed", named("finite_negative_sentinel")), check("4.2 big", "failed", odd)],
+        # A check whose output two mistakes produce names both: another check names one of them alone
+        # (in another exercise here): that one; or none does: both are counted.
+        "jack": [check("4.2 rows", "failed", named("mask_after_softmax", "finite_negative_sentinel")),
+                 check("4.3 all", "failed", named("finite_negative_sentinel"), exercise="4.3")],
+        "kate": [check("4.2 rows", "failed", named("mask_after_softmax", "finite_negative_sentinel"))],
     }
     made = [report(name, t) for name, t in tests.items()]
     made.append({"submission": "_refused-1", "refused": "not a folder", "tests": [], "score": 0, "max_score": 4})
@@ -96,7 +102,7 @@ def main() -> int:
         (root / "chapters" / CH4).mkdir(parents=True)
         (root / "chapters" / CH4 / "checks.cpp").write_text(CHECKS)
         files = {"alice": reference, "bob": renamed(reference), "carol": INDEPENDENT_SOFTMAX, "dave": stub,
-                 "erin": stub, HOSTILE: reference.replace("row_max", "peak")}
+                 "erin": stub, HOSTILE: reference.replace("row_max", "peak"), "fiona": reference}
         submissions = lay_out(out, files)
         tampered = tests_folder(out / "ctest", "erin") / "src" / SOFTMAX  # not what was taken in
         tampered.write_text(reference)
@@ -120,19 +126,20 @@ def main() -> int:
 
 def check_mistakes(result: dict) -> None:
     named = result["named_mistakes"]
-    expect(named["graded"] == 9, f"9 graded submissions counted, the refused one not: {named['graded']}")
+    expect(named["graded"] == 11, f"11 graded submissions counted, the refused one not: {named['graded']}")
     ex = next(e for e in named["exercises"] if e["exercise"] == "4.2")
     got = {m["id"]: m["students"] for m in ex["mistakes"]}
-    expect(got == {"mask_transposed": sorted(["alice", "gina", HOSTILE]), "mask_after_softmax": ["carol"],
-                   "finite_negative_sentinel": ["henry", "ivan"]},
+    expect(got == {"mask_transposed": sorted(["alice", "gina", HOSTILE]), "mask_after_softmax": ["carol", "kate"],
+                   "finite_negative_sentinel": ["henry", "ivan", "jack", "kate"]},
            f"each declared mistake with exactly the students whose message names it; an undeclared id not: {got}")
     texts = {m["id"]: m["text"] for m in ex["mistakes"]}
     expect(texts.get("mask_after_softmax") == "the mask applied after the softmax: the allowed weights not renormalised",
            f"a mistake's text is the checks' declaration, its string literals joined: {texts}")
-    expect([m["id"] for m in named["teach_again"]] == ["mask_transposed"],
-           f"3 of 9 is a third: taught again; 2 of 9 is not: {named['teach_again']}")
+    again = [(m["id"], m["students"], m["exercises"]) for m in named["teach_again"]]
+    expect(again == [("finite_negative_sentinel", ["henry", "ivan", "jack", "kate"], ["4.2", "4.3"])],
+           f"4 of 11 (in two exercises) is a third or more: taught again, once; 3 of 11 is not: {again}")
     most = ex["failed_most"]
-    expect(most[0] == {"check": "4.2 big", "failed": 9} and most[1]["check"] == "4.2 rows" and most[1]["failed"] == 7,
+    expect(most[0] == {"check": "4.2 big", "failed": 9} and most[1]["check"] == "4.2 rows" and most[1]["failed"] == 9,
            f"the checks failed most, crashes included, with their counts: {most}")
 
 
@@ -154,7 +161,7 @@ def check_stub_lines(stub: str, reference: str) -> None:
 
 def check_similarity(result: dict, reference: str) -> None:
     exercise = next(e for e in result["similarity"]["exercises"] if e["exercise"] == "4.2")
-    pairs = {(p["a"], p["b"]) for p in exercise["pairs"]}
+    pairs = similarity.flagged_pairs(exercise)
     expect(("alice", "bob") in pairs, f"the renamed-variable copy is flagged: {pairs}")
     expect(("alice", HOSTILE) in pairs, f"a copy with one name changed is flagged: {pairs}")
     expect(not any("carol" in p for p in pairs), f"the independent correct solution is not flagged: {pairs}")
@@ -162,11 +169,15 @@ def check_similarity(result: dict, reference: str) -> None:
            f"two untouched stubs are not flagged (the stub's lines do not count); a file changed since intake is "
            f"left out: {pairs}")
     with_reference = {p for p in pairs if any(x.startswith("reference:") for x in p)}
-    expected = {(s, f"reference:last-year/{r}") for s in ("alice", "bob", HOSTILE) for r in ("one", "two")}
+    expected = {tuple(sorted((s, f"reference:last-year/{r}"))) for s in ("alice", "bob", "fiona", HOSTILE)
+                for r in ("one", "two")}
     expect(with_reference == expected, "the copies of a reference folder's file are flagged with each reference, "
            f"and the references are not compared with each other: {sorted(with_reference)}")
-    expect(exercise["compared"] == 5, f"five class files compared (the tampered one left out): {exercise['compared']}")
+    expect(exercise["compared"] == 6, f"six class files compared (the tampered one left out): {exercise['compared']}")
     pair = next(p for p in exercise["pairs"] if (p["a"], p["b"]) == ("alice", "bob"))
+    identical = [g["files"] for g in exercise["identical"]]
+    expect(identical == [["alice", "fiona"]] and ("bob", "fiona") in pairs and ("fiona", HOSTILE) in pairs,
+           f"identical files are one group, flagged with what their first is like: {identical}")
     run = pair["runs"][0]
     line = 1 + next(i for i, text in enumerate(reference.splitlines()) if "double row_max" in text)
     expect(run["a_lines"] == run["b_lines"] and run["a_lines"][0] <= line <= run["a_lines"][1],
@@ -180,7 +191,7 @@ def check_pages(out: Path, reports: list[dict], result: dict, chapters) -> None:
         pages.write_feedback(r, reports_folder(out, r["submission"]) / "feedback.html", context)
     index = (out / "index.html").read_text()
     similar = (out / "similarity.html").read_text()
-    expect("What the class got wrong" in index and "To teach again" in index and "mask_transposed" in index,
+    expect("What the class got wrong" in index and "To teach again" in index and "finite_negative_sentinel" in index,
            "the class page has the analysis section and, at the top, the mistake to teach again")
     expect(index.index("To teach again") < index.index("Students × chapters"), "the mistake to teach again is at the top")
     expect("<script>alert" not in index + similar and "x&lt;script&gt;alert(1)&lt;/script&gt;" in similar,
