@@ -32,6 +32,7 @@ from pathlib import Path
 from ..config import ROOT
 from ..course import Chapter
 from ..files import write_json
+from ..loop.run_checks import mistake_ids  # the one reading of "known mistake [ID]" (hint, pages, here)
 from ..verdicts import is_error_path
 from . import similarity
 from .intake import read_sources
@@ -40,16 +41,9 @@ from .tree import tests_folder
 SHARED_AT_MOST = 3      # a wrong value more students share is a common slip, not a sign
 TEACH_AGAIN = 1 / 3     # a mistake made by this share of the graded class
 CHECKS_LISTED = 3       # per exercise, the checks failed most
-# How a check's message names a mistake (lib/testing/scalebook/testing.hpp, kMistakeForm).
-MISTAKE = re.compile(r"known mistake \[([a-z][a-z0-9_]*)\]")
 DECLARED = re.compile(r'\bNamed\s+\w+\s*\{\s*"([a-z][a-z0-9_]*)"\s*,\s*((?:"(?:[^"\\]|\\.)*"\s*)+)\}')
 # Sentences the grader writes itself (grading/report.py, native/check.cpp): no value of the student's.
 GRADER_SENTENCES = ("ctest did not see this check pass", "failed: the worker's reply")
-
-
-def mistake_ids(message: str) -> list[str]:
-    """The ids of the mistakes a check's failure message names, in order, each once."""
-    return list(dict.fromkeys(MISTAKE.findall(message)))
 
 
 def declared_mistakes(chapters: list[Chapter], root: Path = ROOT) -> dict[str, dict[str, str]]:

@@ -14,9 +14,9 @@ from pathlib import Path
 from ..course import Chapter, hints_of
 from ..errors import GradingError
 from ..files import read_json, write_json
+from ..loop.run_checks import mistake_ids
 from ..verdicts import STATUSES, is_error_path, safe_text
 from . import sandbox
-from .analysis import mistake_ids
 from .export.junit import write_junit
 from .intake import fingerprint
 from .supervise import run_quietly
