@@ -10,14 +10,17 @@ DIR/similarity.html   the pairs of similar files, their shared runs side by side
 1. Named mistakes. A check's failure message names a known mistake as "known mistake [ID]: TEXT"
    (lib/testing/scalebook/testing.hpp), only when the output is what that mistake produces; the
    report carries each check's ids ("mistakes"). Per exercise: each mistake, how many made it and
-   who, beside the checks failed most. A mistake made by a third of the graded class or more is
-   listed at the top of the class page, to teach again. Only ids a chapter's checks declare
-   (`constexpr Named kX{"id", "text"}` in chapters/NN-topic/checks.cpp) count, with that text.
+   who, beside the checks failed most (a check whose output several mistakes produce names them
+   all: student_mistakes() keeps the one the student's other checks name alone). A mistake made by
+   a third of the graded class or more is listed at the top of the class page, to teach again.
+   Only ids a chapter's checks declare (`constexpr Named kX{"id", "text"}` in
+   chapters/NN-topic/checks.cpp) count, with that text.
 2. Similarity: grading/similarity.py (Debian's sim_c++).
 3. Shared wrong answers. Two (or up to SHARED_AT_MOST) students who fail the same check with the
    same message, when that message names no known mistake, comes from a value check (not an
-   error-path one) and no other student's report has it: the same rare wrong value, a sign of
-   shared code that comparing files cannot see (code moved between files, or included).
+   error-path one), no other student's report has it and those students made no named mistake in
+   common: the same rare wrong value, a sign of shared code that comparing files cannot see (code
+   moved between files, or included).
 All three are signals for a person to look at, never proof, and never change a grade. Nothing of
 this reaches a student's folder (DIR/students/NAME).
 """
