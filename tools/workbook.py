@@ -35,6 +35,8 @@ COMMANDS = {
             "run a chapter's lesson program on your code (or the reference)",
             "run a chapter's lesson program on your code"),
     "progress": ("scalebook.commands.progress", STUDENT, "per-chapter progress and the next step"),
+    "update": ("scalebook.commands.update", STUDENT,
+               "take your instructor's fixes, keeping your work (committed or not) byte for byte"),
     "grade": ("scalebook.commands.grade", INSTRUCTOR, "instructors: grade submissions (./workbook grade --help)"),
     "bench": ("scalebook.commands.bench", STUDENT,
               "time a chapter's benchmark: your code in the student edition, the reference here, against "
