@@ -2,7 +2,7 @@
 #
 #   scalebook_add_chapter(NAME 03-attention-scaling NUMBER 03
 #                         CONTRACT attention_scaling.hpp # the declarations students implement
-#                         SOURCES ex1_dot_scores.cpp ... # in exercises/NAME, solutions/NAME, a submission;
+#                         SOURCES ex1_dot_scores.cpp ... # in exercises/NAME, the reference's NAME, a submission;
 #                                                        # one file per exercise recompiles only that one
 #                         CHECKS checks.cpp              # doctest checks, in chapters/NAME
 #                         LESSON lesson.cpp              # lesson program, in chapters/NAME
@@ -12,7 +12,7 @@
 #                         SUMMARY "what the chapter covers, for the book's main page")
 #
 # Targets (chNN = "ch" + NUMBER):
-#   chNN_reference   the reference solution (solutions/NAME/SOURCES)
+#   chNN_reference   the reference solution (SCALEBOOK_REFERENCE_DIR/NAME/SOURCES)
 #   chNN_track       the track being checked (SCALEBOOK_TRACK_DIR/NAME/SOURCES)
 #   chNN_checks      the checks against the track; each doctest case is a CTest test labelled chNN
 #   chNN_lesson      the lesson program on the reference; its output and figures feed the docs
@@ -101,14 +101,14 @@ function(scalebook_add_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;CONTRACT;CHECKS;LESSON;SUMMARY" "SOURCES;FIGURES")
   set(ch "ch${ARG_NUMBER}")
   set(chapter_dir "${PROJECT_SOURCE_DIR}/chapters/${ARG_NAME}")
-  list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
+  list(TRANSFORM ARG_SOURCES PREPEND "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
   list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/" OUTPUT_VARIABLE stub_sources)
   set(track_dir "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}")
 
   # --- the implementation being checked ---------------------------------------------------------
-  cmake_path(COMPARE "${track_dir}" EQUAL "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" track_is_reference)
+  cmake_path(COMPARE "${track_dir}" EQUAL "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" track_is_reference)
   if(SCALEBOOK_STUDENT_EDITION AND track_is_reference)
-    message(FATAL_ERROR "this is the student edition of scalebook: it has no solutions/ to build")
+    message(FATAL_ERROR "this is the student edition of scalebook: it has no reference solution to build")
   endif()
   if(NOT SCALEBOOK_STUDENT_EDITION AND (NOT SCALEBOOK_GRADING OR track_is_reference))
     _scalebook_contract_library(${ch}_reference "${reference_sources}" "${chapter_dir}" ${ARG_NUMBER})
@@ -297,8 +297,8 @@ function(scalebook_add_chapter)
       set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}/${mutated_file}")
       add_custom_command(OUTPUT "${mutated_source}"
                          COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
-                                 "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" "${mutated_source}"
-                         DEPENDS "${mutant}" "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${mutated_file}"
+                                 "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" "${mutated_source}"
+                         DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
                                  "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
                          COMMENT "Bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
       set(kept_objects)
