@@ -6,7 +6,7 @@ keeping every line of your work, committed or not.
 It commits your uncommitted changes first (a commit named "Work in progress"), then merges the
 fixes without opening an editor. A fix to an exercise's instructions (above the line "Your code
 goes below this line" in the file) always merges beside your code. Where the instructor changed
-code that you changed too, your file is kept as you left it, byte for byte, and their change is
+code that you changed too, your file is kept as you had it, byte for byte, and their change is
 written beside it as FILE.erratum.diff, to make by hand (./workbook check reminds you while it is
 there). It also finishes a merge that `git pull` left with conflicts. Exit status 1 when a change
 is left to make by hand.
