@@ -167,10 +167,11 @@ def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
         remaining = [n for n in names if n not in results]
         results_file = work_dir / f"results.{rounds}.tsv"
         results_file.unlink(missing_ok=True)
+        # Only the checks asked for, from the first round on: the binary also holds the checks of an
+        # exercise that did not compile (the partial link leaves its calls unresolved), which would
+        # crash before any asked-for check ran.
         command = [*(wrapper or []), str(binary), "--no-colors", "--no-version",
-                   f"--scalebook-results={results_file}"]
-        if rounds > 1:
-            command.append(f"--test-case={doctest_filter(remaining)}")
+                   f"--scalebook-results={results_file}", f"--test-case={doctest_filter(remaining)}"]
         log_path = work_dir / f"output.{rounds}.log"
         code, stalled, since = watch_round(command, results_file, log_path, work_dir, timeout, env)
         started, progressed = read_round(results_file, names, results)
