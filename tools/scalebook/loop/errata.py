@@ -294,7 +294,7 @@ def merged_lines(root: Path, base: str, ours: str, theirs: str, done: Resolution
         if path in by_hand:
             note = "  (yours kept: see below)"
         elif is_students(path) and path in mine:
-            note = "  (the instructions; your code is as you left it)"
+            note = "  (the instructions; your code is as you had it)"
         yield f"  {path}{note}"
     yield from report(done)
     chapters = chapters_touched(fixed)

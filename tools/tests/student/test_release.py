@@ -259,7 +259,9 @@ def errata_by_update(student: Student, clone: Path, instructor: Path, edition: P
     log = subprocess.run(["git", "log", "--format=%s"], cwd=edition, capture_output=True, text=True).stdout
     expect(second.returncode == 0 and len(log.splitlines()) == 2 and log.startswith("Errata: chapter 1"),
            f"the erratum is one more commit with the instructor's message: {log!r}")
-    expect(sorted(changed) == fixed, f"the erratum holds exactly what changed: {changed}")
+    shipped = [f"docs/prebuilt/{CHAPTER}/stubs/{Path(name).name}" for name in fixed if name.startswith("exercises/")]
+    expect(sorted(changed) == sorted(fixed + shipped),
+           f"the erratum holds exactly what changed (and the book's copy of the stubs changed): {changed}")
     expect("./workbook update" in second.stdout, "release tells the instructor to tell students ./workbook update")
     publish_erratum(second.stdout, course, edition)
 
@@ -290,9 +292,11 @@ def errata_by_update(student: Student, clone: Path, instructor: Path, edition: P
     expect(status == f"?? exercises/{CHAPTER}/{diff.name}\n", f"nothing but the patch is left uncommitted: {status!r}")
     check = student.run([str(clone / "workbook"), "check", "1"], clone)
     print(f"--- ./workbook check 1 after the update:\n{check.stdout}{check.stderr}---")
-    expect(all(f"✓ 1.{k}" in check.stdout for k in (1, 2, 3)) and CHECK_MARK in check.stdout
+    registered = (clone / "build" / "student" / "checks.tsv").read_text()
+    expect(all(f"✓ 1.{k}" in check.stdout for k in (1, 2, 3)) and f"1.2 {CHECK_MARK} " in registered
            and "To make by hand" in check.stdout and diff.name in check.stdout,
-           "./workbook check 1 runs the fixed check, 1.1 to 1.3 pass, and it names the change to make by hand")
+           "./workbook check 1 runs the fixed check (registered by its new name), 1.1 to 1.3 pass, and it names "
+           "the change to make by hand")
 
     # The student reads the patch (a parameter's name: nothing to change in their code), deletes it
     # and commits as the README says; the second fix changes 1.1's code.

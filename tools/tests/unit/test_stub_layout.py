@@ -117,6 +117,12 @@ def main() -> int:
         expect(conflicts > 0, "control: without the fence, a fix of the line above the signature conflicts "
                               "with a solved exercise (the check above can fail)")
         expect(layout_problems(old) != [], "control: the layout check rejects a stub without the fence")
+    # The book's browser check (a script of its own, run by Debian's python3 with selenium) finds a
+    # stub's instructions and fence by the same lines.
+    browser = (ROOT / "docs" / "tests" / "check_docs_in_browser.py").read_text()
+    said = dict(re.findall(r'^(STUB_INSTRUCTIONS|STUB_FENCE) = "(.*)"$', browser, re.M))
+    expect(said.get("STUB_INSTRUCTIONS") == INSTRUCTIONS and FENCE.startswith(said.get("STUB_FENCE") or "?"),
+           f"the book's browser check looks for the same instructions and fence lines: {said}")
     return finish("every stub keeps instructions and code apart")
 
 
