@@ -18,8 +18,8 @@ file and git history, nothing uncommitted) gets one more commit holding exactly 
 this tree since, with the instructor's MESSAGE: students take it with `./workbook update`, which
 keeps their work in exercises/, committed or not, byte for byte (a fix to an exercise's
 instructions merges beside their code; a fix to code they changed too is left beside their file
-as FILE.erratum.diff, to make by hand). The benchmarks are measured again only with --measure, so that an
-erratum carries nothing but the erratum. Any other DIR is refused before anything is done.
+as FILE.erratum.diff, to make by hand). The benchmarks are measured again only with --measure, so
+that an erratum carries nothing but the erratum. Any other DIR is refused before anything is done.
 Submissions made from the edition are graded by this tree: `./workbook grade`.
 """
 from __future__ import annotations
