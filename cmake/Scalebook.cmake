@@ -1,28 +1,32 @@
-# scalebook_add_chapter(): the mechanics every chapter shares.
+# scalebook_add_chapter(): the mechanics every chapter shares, from its manifest.
 #
-#   scalebook_add_chapter(NAME 03-attention-scaling NUMBER 03
-#                         CONTRACT attention_scaling.hpp # the declarations students implement
-#                         SOURCES ex1_dot_scores.cpp ... # in exercises/NAME, the reference's NAME, a submission;
-#                                                        # one file per exercise recompiles only that one
-#                         CHECKS checks.cpp              # doctest checks, in chapters/NAME
-#                         LESSON lesson.cpp              # lesson program, in chapters/NAME
-#                         FIGURES variance               # figures/variance.gp -> variance.svg, drawn
-#                                                        # by draw_figure.cmake: its `set title` names
-#                                                        # the SVG; the page's caption is its title
-#                         SUMMARY "what the chapter covers, for the book's main page")
+# chapters/NN-topic/chapter.json says what the chapter is, for CMake (read here with string(JSON))
+# and for ./workbook alike (tools/scalebook/course.py):
+#   number      3
+#   summary     what the chapter covers, for the book's main page and the student edition's README
+#   contract    the header students implement (attention_scaling.hpp)
+#   checks      the doctest checks (checks.cpp), lesson: the lesson program (lesson.cpp)
+#   figures     figures/NAME.gp -> NAME.svg, drawn by draw_figure.cmake (its `set title` names the
+#               SVG; the page's caption is its title)
+#   bench       whether the chapter has a benchmark (./workbook bench N)
+#   exercises   in order: {id "3.1", source "ex1_dot_scores.cpp" (in exercises/, the reference's or a
+#               submission; one file per exercise recompiles only that one), functions (the contract
+#               functions it defines, as in remote.def), points (what each of its checks is worth)}
+# The chapter's CMakeLists.txt calls scalebook_add_chapter() and may add targets of its own; the
+# manifest's sources are SCALEBOOK_CHAPTER_SOURCES there.
 #
-# Targets (chNN = "ch" + NUMBER):
+# Targets (chNN = "ch" + two-digit number):
 #   chNN_reference   the reference solution (SCALEBOOK_REFERENCE_DIR/NAME/SOURCES)
 #   chNN_track       the track being checked (SCALEBOOK_TRACK_DIR/NAME/SOURCES)
 #   chNN_checks      the checks against the track; each doctest case is a CTest test labelled chNN
 #   chNN_lesson      the lesson program on the reference; its output and figures feed the docs
 #   chNN_lesson_track  the lesson program on the track (what `./workbook run` shows a student)
 #   chNN_checks_on_stubs  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against the untouched stubs
-#   chNN_zoo_MUTANT  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against each bugzoo/MUTANT.cpp, a whole
-#                    wrong implementation of the chapter in one file
+#   chNN_zoo_MUTANT  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against each bugzoo/MUTANT.mutant, a
+#                    small change to one reference file (cmake/apply_mutant.py)
 #
-# The checks are registered from the TEST_CASE names in CHECKS, read at configure time, not by
-# running a binary: the list a submission is graded against is always the instructor's own.
+# The checks are registered from the TEST_CASE names in the checks file, read at configure time, not
+# by running a binary: the list a submission is graded against is always the instructor's own.
 # build/<preset>/checks.tsv lists them: chapter, exercise id, points, key, name.
 set(SCALEBOOK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")
@@ -97,16 +101,62 @@ function(_scalebook_check_names file out)
   set(${out} "${names}" PARENT_SCOPE)
 endfunction()
 
-function(scalebook_add_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;NUMBER;CONTRACT;CHECKS;LESSON;SUMMARY" "SOURCES;FIGURES")
-  set(ch "ch${ARG_NUMBER}")
-  set(chapter_dir "${PROJECT_SOURCE_DIR}/chapters/${ARG_NAME}")
-  list(TRANSFORM ARG_SOURCES PREPEND "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
-  list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/" OUTPUT_VARIABLE stub_sources)
-  set(track_dir "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}")
+# _scalebook_read_manifest(CHAPTER_DIR): chapter.json's fields as CHAPTER_* variables of the caller.
+function(_scalebook_read_manifest chapter_dir)
+  set(file "${chapter_dir}/chapter.json")
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "${chapter_dir} has no chapter.json (see cmake/Scalebook.cmake)")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
+  file(READ "${file}" json)
+  foreach(key number summary contract checks lesson bench)
+    string(JSON value ERROR_VARIABLE error GET "${json}" ${key})
+    if(error)
+      message(FATAL_ERROR "${file}: ${error}")
+    endif()
+    string(TOUPPER "${key}" upper)
+    set(CHAPTER_${upper} "${value}" PARENT_SCOPE)
+  endforeach()
+  string(JSON number GET "${json}" number)
+  set(figures)
+  string(JSON count LENGTH "${json}" figures)
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(index RANGE ${last})
+      string(JSON figure GET "${json}" figures ${index})
+      list(APPEND figures "${figure}")
+    endforeach()
+  endif()
+  set(sources)
+  set(points)
+  string(JSON count LENGTH "${json}" exercises)
+  math(EXPR last "${count} - 1")
+  foreach(index RANGE ${last})
+    string(JSON id GET "${json}" exercises ${index} id)
+    math(EXPR expected "${index} + 1")
+    if(NOT id STREQUAL "${number}.${expected}")
+      message(FATAL_ERROR "${file}: exercise ${expected}'s id is '${id}', not ${number}.${expected}")
+    endif()
+    string(JSON source GET "${json}" exercises ${index} source)
+    string(JSON worth ERROR_VARIABLE no_points GET "${json}" exercises ${index} points)
+    if(no_points)
+      set(worth 1)
+    endif()
+    list(APPEND sources "${source}")
+    list(APPEND points "${id}=${worth}")
+  endforeach()
+  if(number LESS 10)
+    set(number "0${number}")
+  endif()
+  set(CHAPTER_NUMBER "${number}" PARENT_SCOPE)
+  set(CHAPTER_FIGURES "${figures}" PARENT_SCOPE)
+  set(CHAPTER_SOURCES "${sources}" PARENT_SCOPE)
+  set(CHAPTER_POINTS "${points}" PARENT_SCOPE)
+endfunction()
 
+# The implementation being checked (chNN_reference, chNN_track) and exercises.tsv.
+function(_scalebook_chapter_track)
   # --- the implementation being checked ---------------------------------------------------------
-  cmake_path(COMPARE "${track_dir}" EQUAL "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" track_is_reference)
   if(SCALEBOOK_STUDENT_EDITION AND track_is_reference)
     message(FATAL_ERROR "this is the student edition of scalebook: it has no reference solution to build")
   endif()
@@ -148,7 +198,6 @@ function(scalebook_add_chapter)
   set(index 0)
   foreach(source IN LISTS ARG_SOURCES)
     math(EXPR index "${index} + 1")
-    math(EXPR chapter_number "${ARG_NUMBER}")
     if(track_is_reference)
       set(object_target ${ch}_reference_ex${index})
     else()
@@ -158,10 +207,14 @@ function(scalebook_add_chapter)
     list(APPEND track_objects $<TARGET_OBJECTS:${object_target}>)
   endforeach()
   file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/exercises.tsv" CONTENT "${exercise_lines}")
+  set(track_objects "${track_objects}" PARENT_SCOPE)
+endfunction()
 
+# The checks (chNN_checks and _partial), each registered as a CTest test, and checks.tsv.
+function(_scalebook_chapter_checks)
   # --- the checks -------------------------------------------------------------------------------
   add_library(${ch}_checks_objects OBJECT "${chapter_dir}/${ARG_CHECKS}")
-  target_include_directories(${ch}_checks_objects PRIVATE "${chapter_dir}" ${ARG_NUMBER})
+  target_include_directories(${ch}_checks_objects PRIVATE "${chapter_dir}")
   target_link_libraries(${ch}_checks_objects PRIVATE scalebook::testing)
   # The checks link the track's objects themselves rather than its archive: after a student's edit
   # they are relinked at once, without first rewriting libchNN_track.a (cmake -E rm, ar, ranlib: a
@@ -186,20 +239,13 @@ function(scalebook_add_chapter)
 
   _scalebook_check_names("${chapter_dir}/${ARG_CHECKS}" names)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${chapter_dir}/${ARG_CHECKS}")
-  # Points per check: chapters/NAME/points.txt may give "EXERCISE_ID POINTS" lines; default 1.
-  set(points_file "${chapter_dir}/points.txt")
-  set(points_lines)
-  if(EXISTS "${points_file}")
-    file(STRINGS "${points_file}" points_lines REGEX "^[0-9]+\\.[0-9]+[ \t]+[0-9]+")
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${points_file}")
-  endif()
   set(index 0)
   foreach(name IN LISTS names)
     math(EXPR index "${index} + 1")
     string(REGEX MATCH "^[0-9]+\\.[0-9]+" exercise "${name}")
-    set(points 1)
-    foreach(line IN LISTS points_lines)
-      if(line MATCHES "^${exercise}[ \t]+([0-9]+)")
+    set(points 1)  # what each check of the exercise is worth: chapter.json's points
+    foreach(entry IN LISTS CHAPTER_POINTS)
+      if(entry MATCHES "^${exercise}=([0-9]+)$")
         set(points "${CMAKE_MATCH_1}")
       endif()
     endforeach()
@@ -213,6 +259,11 @@ function(scalebook_add_chapter)
       set_tests_properties("${test_name}" PROPERTIES LABELS "${ch}" TIMEOUT "${SCALEBOOK_CHECK_TIMEOUT}")
     endif()
   endforeach()
+  set(names "${names}" PARENT_SCOPE)
+endfunction()
+
+# Grading's split: the trusted checks with proxies, the worker's table, the kit's lines.
+function(_scalebook_chapter_grading)
   # --- grading's split: trusted checks with proxies, and a worker that serves the functions ------
   # chNN_checks_remote is never linked with an implementation: every contract function in it is a
   # proxy that calls a worker process (remote.def lists them). chNN_serve is the worker's table of
@@ -241,27 +292,23 @@ function(scalebook_add_chapter)
                                                    scalebook::doctest_main)
   file(APPEND "${SCALEBOOK_GRADING_KIT}" "chapter\t${ARG_NAME}\t${ARG_NUMBER}\t$<TARGET_FILE:${ch}_checks_remote>\t$<TARGET_OBJECTS:${ch}_serve>\t${chapter_dir}\n")
   set(libs)
-  math(EXPR number "${ARG_NUMBER}")
-  foreach(part IN LISTS SCALEBOOK_LIB_PARTS_FOR_${number})
+  foreach(part IN LISTS SCALEBOOK_LIB_PARTS_FOR_${chapter_number})
     string(APPEND libs "\t$<TARGET_FILE:${part}>")
   endforeach()
   file(APPEND "${SCALEBOOK_GRADING_KIT}" "libs\t${ARG_NAME}${libs}\n")
+endfunction()
 
-  if(SCALEBOOK_GRADING)
-    return()  # grading builds the checks only
-  endif()
-
+# The grading path and the registered names, proved on the reference.
+function(_scalebook_chapter_meta)
   # The grading path, proved on the reference: the checks through a worker serving the solutions.
-  if(SCALEBOOK_STUDENT_EDITION)
-    set(reference_sources)
-  else()
-  add_executable(${ch}_worker_reference $<TARGET_OBJECTS:${ch}_serve>)
-  target_link_libraries(${ch}_worker_reference PRIVATE ${ch}_reference scalebook_remote_server)
-  add_test(NAME "${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
-           COMMAND ${CMAKE_COMMAND} -E env "SCALEBOOK_WORKER=$<TARGET_FILE:${ch}_worker_reference>"
-                   $<TARGET_FILE:${ch}_checks_remote> --no-version)
-  set_tests_properties("${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
-                       PROPERTIES LABELS meta)
+  if(NOT SCALEBOOK_STUDENT_EDITION)
+    add_executable(${ch}_worker_reference $<TARGET_OBJECTS:${ch}_serve>)
+    target_link_libraries(${ch}_worker_reference PRIVATE ${ch}_reference scalebook_remote_server)
+    add_test(NAME "${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
+             COMMAND ${CMAKE_COMMAND} -E env "SCALEBOOK_WORKER=$<TARGET_FILE:${ch}_worker_reference>"
+                     $<TARGET_FILE:${ch}_checks_remote> --no-version)
+    set_tests_properties("${ARG_NAME} checks pass through a worker process (the grading path) on the reference"
+                         PROPERTIES LABELS meta)
   endif()
 
   # The names read above must be exactly the binary's own list.
@@ -273,8 +320,10 @@ function(scalebook_add_chapter)
                    -P "${SCALEBOOK_CMAKE_DIR}/check_names_match.cmake")
   set_tests_properties("${ARG_NAME} the registered checks are exactly the binary's test cases"
                        PROPERTIES LABELS meta)
+endfunction()
 
-  # --- proofs that the checks can fail: the stubs, and the bug zoo ---------------------------------
+# Proofs that the checks can fail: on the untouched stubs, and on every mutant of the bug zoo.
+function(_scalebook_chapter_proofs)
   if(SCALEBOOK_PROVE_STUBS_FAIL)
     _scalebook_contract_library(${ch}_stubs "${stub_sources}" "${chapter_dir}" ${ARG_NUMBER})
     _scalebook_checks_executable(${ch}_checks_on_stubs ${ch}_checks_objects ${ch}_stubs)
@@ -319,7 +368,10 @@ function(scalebook_add_chapter)
       set_tests_properties("${ARG_NAME} bug zoo: ${mutant_name} is caught" PROPERTIES LABELS proof)
     endforeach()
   endif()
+endfunction()
 
+# The lesson program on the reference and on the track; its determinism.
+function(_scalebook_chapter_lesson)
   # --- the lesson, once compiled, linked against the reference and against the track -------------
   # The lesson's own code may use all of lib (chapter 1's trains lib's MLP of chapter 2). The
   # exercises it calls were linked under the chapter's rule first: `./workbook run` checks the
@@ -337,7 +389,10 @@ function(scalebook_add_chapter)
                      -P "${SCALEBOOK_CMAKE_DIR}/check_lesson_deterministic.cmake")
     set_tests_properties("${ARG_NAME} lesson output is identical run to run" PROPERTIES LABELS lesson)
   endif()
+endfunction()
 
+# The book's assets: the lesson's output, its figures, the stubs as shipped.
+function(_scalebook_chapter_docs)
   # --- docs assets: the lesson's real output and data, and the figures gnuplot draws from them ---
   if(SCALEBOOK_BUILD_DOCS)
     set(out_dir "${SCALEBOOK_DOCS_GENERATED_DIR}/${ARG_NAME}")
@@ -397,6 +452,10 @@ function(scalebook_add_chapter)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_TARGETS ${ch}_docs_assets)
     set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_ASSET_FILES ${outputs})
   endif()
+endfunction()
+
+# The chapter in the book: its line on the main page, its pages, contract and sources.
+function(_scalebook_chapter_pages)
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_CHAPTER_INDEX
                "- @ref ${ch} — ${ARG_SUMMARY} Hints: @ref ${ch}_hints")
   # The lesson and hints pages reach Doxygen prepared by docs/prepare_page.cmake (output blocks,
@@ -405,4 +464,43 @@ function(scalebook_add_chapter)
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_INPUTS "${chapter_dir}/${ARG_CONTRACT}")
   set_property(GLOBAL APPEND PROPERTY SCALEBOOK_DOCS_SOURCES
                ${reference_sources} "${chapter_dir}/${ARG_LESSON}")
+endfunction()
+
+# scalebook_add_chapter([NAME folder]): the chapter in the current folder (or chapters/NAME), from
+# its chapter.json. The helpers above read this function's variables (ARG_*, ch, chapter_dir...).
+function(scalebook_add_chapter)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME" "")
+  if(NOT ARG_NAME)
+    cmake_path(GET CMAKE_CURRENT_SOURCE_DIR FILENAME ARG_NAME)
+  endif()
+  set(chapter_dir "${PROJECT_SOURCE_DIR}/chapters/${ARG_NAME}")
+  _scalebook_read_manifest("${chapter_dir}")
+  set(ARG_NUMBER "${CHAPTER_NUMBER}")      # 03
+  set(ARG_SOURCES ${CHAPTER_SOURCES})
+  set(ARG_FIGURES ${CHAPTER_FIGURES})
+  set(ARG_CONTRACT "${CHAPTER_CONTRACT}")
+  set(ARG_CHECKS "${CHAPTER_CHECKS}")
+  set(ARG_LESSON "${CHAPTER_LESSON}")
+  set(ARG_SUMMARY "${CHAPTER_SUMMARY}")
+  set(SCALEBOOK_CHAPTER_SOURCES ${CHAPTER_SOURCES} PARENT_SCOPE)
+  set(ch "ch${ARG_NUMBER}")
+  math(EXPR chapter_number "${ARG_NUMBER}")  # 03 -> 3: a decimal, never an octal literal
+  list(TRANSFORM ARG_SOURCES PREPEND "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
+  list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/" OUTPUT_VARIABLE stub_sources)
+  set(track_dir "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}")
+  cmake_path(COMPARE "${track_dir}" EQUAL "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" track_is_reference)
+  _scalebook_chapter_track()
+  _scalebook_chapter_checks()
+  _scalebook_chapter_grading()
+  if(SCALEBOOK_GRADING)
+    return()  # grading builds the checks only
+  endif()
+  _scalebook_chapter_meta()
+  _scalebook_chapter_proofs()
+  if(SCALEBOOK_STUDENT_EDITION)
+    set(reference_sources)  # the edition has none: the book shows the lesson alone
+  endif()
+  _scalebook_chapter_lesson()
+  _scalebook_chapter_docs()
+  _scalebook_chapter_pages()
 endfunction()

@@ -25,9 +25,11 @@ if(SCALEBOOK_BUILD_DOCS)
 endif()
 
 # The bug zoo applies its mutants with cmake/apply_mutant.py; ./workbook itself runs on Python 3.
-# Debian's interpreter first, as in ./workbook: the tests import Debian's python3-* modules.
-if(EXISTS /usr/bin/python3 AND NOT Python3_EXECUTABLE)
-  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Debian's Python 3, which sees python3-* packages")
+# Debian's interpreter first (config.json's debian_python), as in ./workbook: the tests import
+# Debian's python3-* modules.
+string(JSON scalebook_debian_python GET "${SCALEBOOK_CONFIG}" debian_python)
+if(EXISTS "${scalebook_debian_python}" AND NOT Python3_EXECUTABLE)
+  set(Python3_EXECUTABLE "${scalebook_debian_python}" CACHE FILEPATH "Debian's Python 3, which sees python3-* packages")
 endif()
 if(SCALEBOOK_PROVE_STUBS_FAIL)
   find_package(Python3 3.9 QUIET COMPONENTS Interpreter)

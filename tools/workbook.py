@@ -14,7 +14,7 @@ import importlib
 import sys
 
 from scalebook import ui
-from scalebook.config import CHECK_TIMEOUT, EDITION, MAINTAINER
+from scalebook.config import CHECK_TIMEOUT, MAINTAINER, is_edition
 from scalebook.errors import UsageError, WorkbookError
 
 STUDENT, INSTRUCTOR, MAINTAINERS = "student", "instructor", "maintainer"
@@ -37,11 +37,15 @@ COMMANDS = {
     "progress": ("scalebook.commands.progress", STUDENT, "per-chapter progress and the next step"),
     "update": ("scalebook.commands.update", STUDENT,
                "take your instructor's fixes, keeping your work (committed or not) byte for byte"),
+    "collect": ("scalebook.commands.collect", INSTRUCTOR,
+                "instructors: collect the class's repositories at the deadline into submission folders"),
     "grade": ("scalebook.commands.grade", INSTRUCTOR, "instructors: grade submissions (./workbook grade --help)"),
+    "gradescope-autograder": ("scalebook.commands.gradescope_autograder", INSTRUCTOR,
+                              "instructors: write Gradescope's autograder zip (setup.sh, run_autograder, this grader)"),
     "bench": ("scalebook.commands.bench", STUDENT,
               "time a chapter's benchmark: your code in the student edition, the reference here, against "
               "PyTorch when installed",
-              "time your code in a chapter's benchmark (chapters 2 and 7), beside what the reference "
+              "time your code in a chapter's benchmark (chapters {bench}), beside what the reference "
               "measured at release"),
     "release": ("scalebook.commands.release", INSTRUCTOR,
                 "instructors: write the student edition into DIR, or add the changes since the last "
@@ -83,9 +87,12 @@ def parser(chosen: str | None) -> argparse.ArgumentParser:
     top.set_defaults(module=START)
     commands = top.add_subparsers(title="commands", metavar="COMMAND")
     for name, (module, audience, help_text, *edition_help) in available().items():
-        if EDITION.exists():
+        if is_edition():
             help_text = edition_help[0] if edition_help else help_text
-        listed = {} if audience != STUDENT and EDITION.exists() else {"help": help_text}
+        if "{bench}" in help_text:  # the chapters whose manifest says they have a benchmark
+            from scalebook.course import all_chapters
+            help_text = help_text.format(bench=" and ".join(str(c.number) for c in all_chapters() if c.bench))
+        listed = {} if audience != STUDENT and is_edition() else {"help": help_text}
         sub = commands.add_parser(name, description=help_text, **listed)
         sub.set_defaults(module=module)
         sub.add_argument("--timeout", type=float, default=CHECK_TIMEOUT, help=argparse.SUPPRESS)

@@ -39,7 +39,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from scalebook.config import ROOT
+from scalebook.config import CHECK_TIMEOUT, ROOT
 from scalebook.course import resolve_chapter
 from scalebook.loop.run_checks import registered_checks, run_checks
 
@@ -258,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=0, help="test N mutants drawn at random (default: all)")
     parser.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
     parser.add_argument("--exercise", help="only this exercise's file, e.g. 7.5")
-    parser.add_argument("--timeout", type=float, default=5.0, help="seconds one check may run (default 5)")
+    parser.add_argument("--timeout", type=float, default=CHECK_TIMEOUT,
+                        help=f"seconds one check may run (default {CHECK_TIMEOUT:g}, as in ./workbook check)")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--record", metavar="LABEL",
                         help="write this run's figures as the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md")

@@ -1,6 +1,7 @@
 """The course: its chapters as the build sees them (folders, exercise ids and files) and their hints."""
 from __future__ import annotations
 
+import json
 import re
 from typing import NamedTuple
 from pathlib import Path
@@ -12,9 +13,15 @@ from .errors import UsageError
 # NamedTuples, not dataclasses: the dataclasses module alone costs every command a thirtieth of a
 # second to import, a tenth of the student's budget for a check.
 class Chapter(NamedTuple):
-    folder: str          # 03-attention-scaling
-    number: int          # 3
-    sources: tuple[str, ...]  # ex1_dot_scores.cpp, ... in exercise order
+    """One chapter, from its manifest chapters/FOLDER/chapter.json (the build reads the same file)."""
+    folder: str                          # 03-attention-scaling
+    number: int                          # 3
+    sources: tuple[str, ...]             # ex1_dot_scores.cpp, ... in exercise order
+    summary: str = ""
+    bench: bool = False                  # ./workbook bench N
+    functions: tuple[tuple[str, ...], ...] = ()   # per exercise: the contract functions it defines
+    points: tuple[int, ...] = ()         # per exercise: what each of its checks is worth
+    figures: tuple[str, ...] = ()
 
     @property
     def target(self) -> str:
@@ -31,16 +38,30 @@ class Chapter(NamedTuple):
     def source_of(self, exercise: str) -> str:
         return self.sources[int(exercise.split(".")[1]) - 1]
 
+    def functions_of(self) -> dict[str, list[str]]:
+        """Exercise id -> the contract functions its file defines."""
+        return {e: list(f) for e, f in zip(self.exercises, self.functions)}
+
+
+def read_manifest(folder: Path) -> Chapter:
+    """FOLDER/chapter.json as a Chapter; a manifest whose ids are not N.1, N.2... in order is refused
+    (an id is also an exercise's place in the list)."""
+    data = json.loads((folder / "chapter.json").read_text())
+    number = int(data["number"])
+    exercises = data["exercises"]
+    for index, exercise in enumerate(exercises, start=1):
+        if exercise["id"] != f"{number}.{index}":
+            raise ValueError(f"read_manifest: {folder / 'chapter.json'}: exercise {index}'s id is "
+                             f"{exercise['id']!r}, not '{number}.{index}'")
+    return Chapter(folder.name, number, tuple(e["source"] for e in exercises), data.get("summary", ""),
+                   bool(data.get("bench", False)), tuple(tuple(e.get("functions", [])) for e in exercises),
+                   tuple(int(e.get("points", 1)) for e in exercises), tuple(data.get("figures", [])))
+
 
 def all_chapters(root: Path = ROOT) -> list[Chapter]:
-    """The chapters listed in SCALEBOOK_CHAPTERS, with the SOURCES of their CMakeLists."""
-    listed = re.search(r'set\(SCALEBOOK_CHAPTERS "([^"]*)"', (root / "CMakeLists.txt").read_text())
-    result = []
-    for folder in listed.group(1).split(";") if listed else []:
-        text = (root / "chapters" / folder / "CMakeLists.txt").read_text()
-        sources = re.search(r"SOURCES\s+(.*?)\s+CHECKS\b", text, re.S).group(1).split()
-        result.append(Chapter(folder, int(folder[:2]), tuple(sources)))
-    return result
+    """Every chapter with a manifest (chapters/*/chapter.json), in number order, as the build lists them."""
+    chapters = [read_manifest(path.parent) for path in (root / "chapters").glob("*/chapter.json")]
+    return sorted(chapters, key=lambda c: c.number)
 
 
 def resolve_chapter(arg: str, chapters: list[Chapter] | None = None) -> Chapter:

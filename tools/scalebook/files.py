@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 
@@ -13,7 +14,15 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     if isinstance(data, bytes):
         temporary.write_bytes(data)
     else:
-        temporary.write_text(data)
+        temporary.write_text(data, encoding="utf-8")
+    temporary.replace(path)
+
+
+def atomic_copy(source: Path, path: Path) -> None:
+    """Copies SOURCE to PATH, its mode too (a program stays executable), complete or not at all (a
+    temporary file in PATH's folder, renamed)."""
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.part")
+    shutil.copy2(source, temporary)
     temporary.replace(path)
 
 

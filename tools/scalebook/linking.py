@@ -2,7 +2,7 @@
 
 The linker's word on an exercise file, in a student's terms: which of its calls nothing linked
 into the chapter defines, and the sentence that says so. Shared by ./workbook check (build.py) and
-the grading step (grade_step.py, which runs from the grading kit with only the standard library).
+the grading step (grading/link.py, which runs from the grading kit).
 """
 from __future__ import annotations
 

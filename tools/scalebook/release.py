@@ -11,14 +11,13 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from .config import ROOT
-from .course import Chapter, all_chapters
-from .loop import packages
+from .errors import ReleaseError
+from .config import ROOT, is_edition, packages_for
+from .course import Chapter
 from .loop.build import build
 from . import ui
 
@@ -27,7 +26,6 @@ LEFT_OUT = [r"^solutions/", r"^chapters/[^/]+/bugzoo/", r"^tools/tests/", r"^too
             r"^cmake/apply_mutant\.py$", r"^\.ci/", r"^docs/tests/", r"^README\.md$", r"^docs/student-README\.md$"]
 README_SOURCE = ROOT / "docs" / "student-README.md"
 EDITION_NOTE = "scalebook, student edition\n"
-BENCH_CHAPTERS = (7, 2)            # the chapters whose benchmark the edition shows, in that order
 FIRST_CHECK_CHAPTER = 1            # the README shows what `./workbook check 1` prints on a fresh copy
 STAGES = 5
 
@@ -77,8 +75,9 @@ def student_presets(text: str) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def is_edition(target: Path) -> bool:
-    return ((target / "EDITION").is_file() and (target / ".git").exists() and
+def is_released_edition(target: Path) -> bool:
+    """An edition release wrote (config.is_edition) with the git history it gave it."""
+    return (is_edition(target) and (target / ".git").exists() and
             subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=target,
                            capture_output=True).returncode == 0)
 
@@ -91,7 +90,7 @@ def refusal(target: Path) -> str:
         return f"{target} is a file, not a folder"
     if not target.exists() or not any(target.iterdir()):
         return ""
-    if not is_edition(target):
+    if not is_released_edition(target):
         return (f"{target} is neither empty nor a student edition (an edition has an EDITION file and "
                 "the git history release gave it); nothing was changed")
     dirty = git("status", "--porcelain", cwd=target)
@@ -99,16 +98,6 @@ def refusal(target: Path) -> str:
         return (f"{target} has changes that are not committed; commit or discard them, then release "
                 f"again (nothing was changed):\n{dirty[:600]}")
     return ""
-
-
-def summaries() -> dict[str, str]:
-    """Each chapter's SUMMARY from its CMakeLists.txt."""
-    found = {}
-    for chapter in all_chapters():
-        text = (ROOT / "chapters" / chapter.folder / "CMakeLists.txt").read_text()
-        match = re.search(r'SUMMARY\s+"([^"]*)"', text)
-        found[chapter.folder] = match.group(1) if match else ""
-    return found
 
 
 def run_lessons(chapters: list[Chapter]) -> Path:
@@ -122,7 +111,7 @@ def run_lessons(chapters: list[Chapter]) -> Path:
                          reference / "workbook" / "release.build.log", progress)
     progress.done()
     if code != 0:
-        sys.exit(f"release: the reference's lessons did not build:\n{output[-3000:]}")
+        raise ReleaseError(f"release: the reference's lessons did not build:\n{output[-3000:]}")
     return reference
 
 
@@ -179,20 +168,17 @@ def first_check(target: Path, cache: str) -> str:
     lines = result.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith(f"chapter {FIRST_CHECK_CHAPTER}")), None)
     if result.returncode != 0 or start is None:
-        sys.exit(f"release: ./workbook check {FIRST_CHECK_CHAPTER} failed in a scratch copy of the edition:\n"
+        raise ReleaseError(f"release: ./workbook check {FIRST_CHECK_CHAPTER} failed in a scratch copy of the edition:\n"
                  f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
     return "\n".join(lines[start:]).rstrip()
 
 
 def measure_benchmarks(chapters: list[Chapter]) -> dict[str, str]:
-    """`./workbook bench N` here (the reference), for each of BENCH_CHAPTERS: its output, headed by
-    when and where it was measured, as docs/prebuilt/CHAPTER/bench.txt."""
+    """`./workbook bench N` here (the reference), for each chapter whose manifest says it has a
+    benchmark: its output, headed by when and where it was measured, as docs/prebuilt/CHAPTER/bench.txt."""
     found = {}
-    by_number = {c.number: c for c in chapters}
-    for number in BENCH_CHAPTERS:
-        chapter = by_number.get(number)
-        if chapter is None:
-            continue
+    for chapter in (c for c in chapters if c.bench):
+        number = chapter.number
         ui.say(f"  ./workbook bench {number}")
         env = dict(os.environ, NO_COLOR="1", PYTHONUNBUFFERED="1")  # its lines as they come
         lines: list[str] = []
@@ -203,7 +189,7 @@ def measure_benchmarks(chapters: list[Chapter]) -> dict[str, str]:
                 ui.say(f"    {line.rstrip()}")
                 lines.append(line.rstrip())
         if process.returncode != 0:
-            sys.exit(f"release: ./workbook bench {number} failed (status {process.returncode})")
+            raise ReleaseError(f"release: ./workbook bench {number} failed (status {process.returncode})")
         shown = [line for line in lines if not re.match(r"^(Building |  \[\d+/\d+\] )", line)]
         header = (f"./workbook bench {number}, reference solution, measured at release on "
                   f"{time.strftime('%Y-%m-%d')} ({socket.gethostname()}, {os.cpu_count()} cores, "
@@ -214,19 +200,18 @@ def measure_benchmarks(chapters: list[Chapter]) -> dict[str, str]:
 
 def readme(chapters: list[Chapter], check_output: str, benches: dict[str, str]) -> str:
     text = README_SOURCE.read_text()
-    about = summaries()
-    listing = "\n".join(f"{c.number}. **{c.topic.replace('-', ' ')}**: {about[c.folder]}" for c in chapters)
+    listing = "\n".join(f"{c.number}. **{c.topic.replace('-', ' ')}**: {c.summary}" for c in chapters)
     bench_text = "\n\n".join(benches[key].rstrip() for key in sorted(benches, reverse=True)) or \
         "(not measured for this edition)"
     values = {"CHAPTERS": "The chapters:\n\n" + listing,
-              "PACKAGES": " ".join(packages.PACKAGES),
+              "PACKAGES": " ".join(packages_for("workbook")),
               "FIRST_CHECK": check_output,
               "BENCH": bench_text}
     for key, value in values.items():
         text = text.replace(f"@{key}@", value)
     left = re.findall(r"@[A-Z_]+@", text)
     if left:
-        sys.exit(f"release: {README_SOURCE.relative_to(ROOT)} names {', '.join(left)}, which release does not fill in")
+        raise ReleaseError(f"release: {README_SOURCE.relative_to(ROOT)} names {', '.join(left)}, which release does not fill in")
     return text
 
 

@@ -82,9 +82,11 @@ STYLE_CODE = re.compile(r"\033\[[0-9;]*m")
 
 
 def printable(text: str) -> str:
-    """Text from outside (a file name, a program's output) as plain characters: tabs as spaces, any
-    other control character as '?', so that it can never move the cursor or change colours."""
-    return re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", text.expandtabs(4))
+    """Text from outside (a file name, a program's output) for the terminal: tabs as spaces, and
+    anything that could move the cursor or change colours shown by its code, by the one text rule
+    (verdicts.safe_text)."""
+    from .verdicts import safe_text
+    return safe_text(text.expandtabs(4), len(text) * 10 + 10, one_line=False)
 
 
 def visible(text: str) -> int:

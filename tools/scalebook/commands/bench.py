@@ -7,16 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..config import BENCH_RUNNERS, EDITION, REFERENCE_BUILD, ROOT, STAMP, STATE, STUDENT_BUILD
+from ..config import BENCH_RUNNERS, is_edition, REFERENCE_BUILD, ROOT, STATE, STUDENT_BUILD
 from ..course import Chapter, UsageError, all_chapters, resolve_chapter
 from ..errors import BuildError
 from .. import ui
 from ..loop import packages
 from ..loop.build import build, configure
 from ..loop.setup import student_setup
-
-
-BENCH_PACKAGES = ["libbenchmark-dev"]  # Google Benchmark, for chapter 7's
 
 
 def arguments(parser) -> None:
@@ -39,7 +36,7 @@ def options_parser(chapter: Chapter) -> argparse.ArgumentParser:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     where = ("First shows what the reference solution measured at release, on the instructor's machine, then "
-             "times your code on this machine." if EDITION.exists() else
+             "times your code on this machine." if is_edition() else
              "Times the reference solution's exercises (the reference build).")
     parser = argparse.ArgumentParser(prog=f"./workbook bench {chapter.number}",
                                      description=f"Chapter {chapter.number}'s benchmark: {module.SUMMARY}. {where}")
@@ -52,13 +49,13 @@ def run(args) -> int:
     maintainers' tree it times the reference (the reference build); in the student edition, the
     student's own code. Its options are checked (and --help answered) before anything is built."""
     chapter = resolve_chapter(args.chapter)
-    if not has_bench(chapter):
+    if not chapter.bench:
         raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
-                         f"{', '.join(str(c.number) for c in all_chapters() if has_bench(c))})")
+                         f"{', '.join(str(c.number) for c in all_chapters() if c.bench)})")
     options_parser(chapter).parse_args(args.bench_args)  # --help, or a usage error, ends here
-    if EDITION.exists():
+    if is_edition():
         return student_bench(chapter, args.bench_args)
-    packages.ensure(STAMP, BENCH_PACKAGES)
+    packages.ensure("bench")
     configure("reference", REFERENCE_BUILD, REFERENCE_BUILD / "workbook")
     return run_bench(chapter, REFERENCE_BUILD, REFERENCE_BUILD / "workbook", "reference", args.bench_args)
 
@@ -74,15 +71,11 @@ def run_bench(chapter: Chapter, build_dir: Path, log_dir: Path, whose: str, benc
     if code != 0:
         if "unknown target" in output:
             raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
-                             f"{', '.join(str(c.number) for c in all_chapters() if has_bench(c))})")
+                             f"{', '.join(str(c.number) for c in all_chapters() if c.bench)})")
         raise BuildError(f"{target} did not build:\n{output[-3000:]}")
     binary = build_dir / "chapters" / chapter.folder / target
     command = [sys.executable, str(runner(chapter)), "--bench", str(binary), "--whose", whose, *bench_args]
     return subprocess.run(command, stdin=subprocess.DEVNULL).returncode
-
-
-def has_bench(chapter: Chapter) -> bool:
-    return runner(chapter).exists() and "_bench" in (ROOT / "chapters" / chapter.folder / "CMakeLists.txt").read_text()
 
 
 def release_figures(chapter: Chapter) -> Path:
@@ -94,7 +87,7 @@ def student_bench(chapter: Chapter, bench_args: list[str]) -> int:
     """The edition's benchmark: first what the reference printed at release, labelled as such, then
     the same benchmark on this machine with the student's code (chapter 7: their 7.6 against their
     4.3; chapter 2: the K-fold trained with their 2.1 to 2.4), which it says before it builds."""
-    packages.ensure(STAMP, BENCH_PACKAGES)
+    packages.ensure("bench")
     figures = release_figures(chapter)
     if figures.exists():
         ui.say(ui.bold("Measured at release, with the reference solution, on the instructor's machine:"))

@@ -10,8 +10,8 @@ labelled `alice`, `ch04` and `ex4.2`), each submission's compile and link steps 
 checks require, and then runs it with ctest, one submission after another (--jobs at once). The
 verdict never comes from the submission's process: this tree's checks run in a trusted process
 (chNN_checks_remote, never linked with student code) and call the student's functions in a worker
-that is compiled, linked and run in bubblewrap boxes (tools/scalebook/sandbox.py). From CTest's
-results it writes DIR/NAME/report.json and DIR/NAME/junit.xml as each submission finishes, and
+that is compiled, linked and run in bubblewrap boxes (tools/scalebook/grading/sandbox.py). From CTest's
+results it writes DIR/students/NAME/report.json and junit.xml as each submission finishes, and
 DIR/grades.csv after each one, so that a stopped run keeps what it graded and --resume goes on.
 Afterwards `ctest --test-dir DIR -R 'alice/.*4\\.2' --output-on-failure` re-runs one check.
 """
@@ -21,21 +21,22 @@ import argparse
 import os
 import shutil
 import signal
-import subprocess
-import sys
+import stat
 from pathlib import Path
 
-from ..config import GRADING_BUILD, ROOT, STAMP
+from ..config import GRADING_BUILD, Settings, commit
 from ..course import UsageError, all_chapters, resolve_chapter
 from ..files import read_json
 from ..grading import sandbox
-from ..grading.intake import fingerprint, refusal, safe_name, take_sources
+from ..grading.collect import collection_record
+from ..grading.export import FORMATS, NEEDS_ROSTER, save_request, write_requested
+from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading.report import refused_report, write_report
+from ..grading.roster import read_roster
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
-from ..grading.settings import Settings
 from ..grading.supervise import CHILDREN, log
-from ..grading.tree import write_submission_tests, write_tree
+from ..grading.tree import reports_folder, tests_folder, write_submission_tests, write_tree
 from ..loop import packages
 from ..loop.setup import instructors_only
 from ..verdicts import safe_text
@@ -73,6 +74,24 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     cluster.add_argument("--slurm-concurrency", type=int, default=16, metavar="N",
                          help="array tasks running at once (default 16)")
     cluster.add_argument("--wait", action="store_true", help="with --slurm: wait for the jobs to end")
+    exports = parser.add_argument_group("exports for an LMS, from this run's reports, into DIR/exports/ "
+                                        "(tools/scalebook/grading/export/)")
+    exports.add_argument("--export", metavar="FORMATS",
+                         help=f"comma-separated: {', '.join(FORMATS)} (canvas and moodle need --roster)")
+    exports.add_argument("--roster", type=Path, metavar="ROSTER",
+                         help="the class's roster (id,name,email,repository[,deadline,section,login,canvas_id]): "
+                              "the gradebooks' rows, a submission named by its id; its students without a "
+                              "submission are named")
+    exports.add_argument("--assignment", default="scalebook", metavar="NAME",
+                         help="the assignment's (or grade item's) name in the LMS (default: scalebook)")
+    exports.add_argument("--assignment-id", metavar="ID[,ID...]",
+                         help="Canvas's assignment id (the number its export shows in 'NAME (ID)'); one per chapter "
+                              "with --per-chapter; without it Canvas makes a new assignment")
+    exports.add_argument("--per-chapter", action="store_true",
+                         help="one gradebook column per chapter graded (default: one column, the total)")
+    exports.add_argument("--moodle-key", choices=("email", "idnumber"), default="email",
+                         help="how Moodle finds each student: the roster's email (default) or its id as Moodle's "
+                              "ID number")
     parser.add_argument("submissions", nargs="+", type=Path)
     args = parser.parse_args(argv)
     numbers = {field: getattr(args, field) for _, field, _ in LIMIT_OPTIONS}
@@ -92,7 +111,47 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
         except UsageError as error:
             parser.error(str(error))
     args.settings = Settings(**numbers)
+    args.export_request = export_request(parser, args)
     return args
+
+
+def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
+    """What --export asks for, checked now (before any grading): known formats, the roster a gradebook
+    needs, as many Canvas ids as columns. A roster given is read now too: its refused lines, its
+    students without a submission and the submissions it does not name are said."""
+    roster = None
+    if args.roster is not None:
+        try:
+            students, refused = read_roster(args.roster, deadlines=False)
+        except UsageError as error:
+            parser.error(str(error))
+        for line in refused:
+            log(f"grade: roster line {line.line} left out of the gradebooks: {line.reason}")
+        given = {s.name for s in args.submissions}
+        absent = [s.id for s in students if s.id not in given]
+        strangers = sorted(given - {s.id for s in students})
+        if absent:
+            log(f"grade: no submission for {len(absent)} roster student{'s' if len(absent) > 1 else ''}: "
+                f"{', '.join(absent[:20])}{' ...' if len(absent) > 20 else ''}")
+        if strangers:
+            log(f"grade: not in the roster: {', '.join(safe_text(n, 70) for n in strangers[:20])}")
+        roster = str(args.roster.resolve())
+    if not args.export:
+        return None
+    formats = [f.strip() for f in args.export.split(",") if f.strip()]
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown or not formats:
+        parser.error(f"--export: unknown format {', '.join(unknown) or '(none)'}; the formats are {', '.join(FORMATS)}")
+    if any(f in NEEDS_ROSTER for f in formats) and args.roster is None:
+        parser.error(f"--export {','.join(f for f in formats if f in NEEDS_ROSTER)} needs --roster ROSTER "
+                     "(a gradebook's rows are the roster's students)")
+    ids = tuple(i.strip() for i in args.assignment_id.split(",")) if args.assignment_id else ()
+    wanted = len(args.chapter_list) if args.per_chapter else 1
+    if ids and len(ids) != wanted:
+        parser.error(f"--assignment-id: {len(ids)} ids for {wanted} column{'s' if wanted > 1 else ''} "
+                     f"({'one per chapter graded' if args.per_chapter else 'the total'})")
+    return {"formats": formats, "roster": roster, "assignment": args.assignment, "assignment_ids": list(ids),
+            "per_chapter": args.per_chapter, "moodle_key": args.moodle_key}
 
 
 def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list[str]]:
@@ -102,35 +161,76 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
     tree, chapters = out_dir / "ctest", plan.chapters
     maximum = sum(c["points"] for c in kit["checks"].values())
     reports, todo, seen = [], [], set()
+
+    def refuse(submission: Path, reason: str) -> None:
+        report = refused_report(refused_name(submission), reason, maximum, plan.commit)
+        write_report(report, out_dir)
+        reports.append(report)
+        plan.refused.append(report["submission"])
+        log(f"{safe_text(submission.name, 80)}: {reason}")
+
     for submission in args.submissions:
         name = submission.name
         reason = refusal(submission, seen, out_dir)
         seen.add(name)
         if reason:
-            report = refused_report(safe_name(name), reason, maximum, plan.commit)
-            write_report(report, out_dir)
-            reports.append(report)
-            plan.refused.append(safe_name(name))
-            log(f"{safe_text(name, 80)}: {reason}")
+            refuse(submission, reason)
             continue
-        folder = tree / name
-        if args.resume:
-            old = read_json(out_dir / name / "report.json")
-            sources, _ = take_sources(submission, None, chapters)
-            if old and old.get("fingerprint") == fingerprint(sources, kit):
-                reports.append(old)
-                plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
-                if not (folder / "CTestTestfile.cmake").exists():
-                    write_submission_tests(tree, name, kit, chapters)
-                log(f"{name}: already graded ({old['score']}/{old['max_score']})")
-                continue
-        shutil.rmtree(folder / "src", ignore_errors=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        sources, refused_files = take_sources(submission, folder / "src", chapters)
+        folder = tests_folder(tree, name)
+        try:
+            if args.resume:
+                old = read_json(reports_folder(out_dir, name) / "report.json")
+                sources, _ = take_sources(submission, None, chapters)
+                if old and old.get("fingerprint") == fingerprint(sources, kit):
+                    reports.append(old)
+                    plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
+                    if not (folder / "CTestTestfile.cmake").exists():
+                        write_submission_tests(tree, name, kit, chapters)
+                    log(f"{name}: already graded ({old['score']}/{old['max_score']})")
+                    continue
+            shutil.rmtree(folder / "src", ignore_errors=True)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            sources, refused_files = take_sources(submission, folder / "src", chapters)
+        except Refused as error:
+            refuse(submission, str(error))
+            continue
         write_submission_tests(tree, name, kit, chapters)
         plan.submissions[name] = {"sources": sources, "refused_files": refused_files}
         todo.append(name)
     return reports, todo
+
+
+def grader_only(out_dir: Path) -> None:
+    """The output folder and all it holds readable and writable by the grading user only (0700
+    folders and programs, 0600 files): a class's sources, scores and feedback are nobody else's.
+    New files get that from the umask this command sets; this takes away what an earlier run
+    left open, or what a copy kept of its source's mode."""
+    for path in [out_dir, *out_dir.rglob("*")]:
+        try:
+            info = path.lstat()
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
+                path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
+        except OSError:
+            pass
+
+
+def with_collection(args, plan: Run, reports: list[dict], out_dir: Path) -> None:
+    """What `collect` recorded of each submission taken in (grading/collect.py: the collection.json
+    beside its folder), kept in the plan for its report: the commit graded. A report kept by --resume
+    whose record changed (collected anew, the same files) is rewritten with the new one."""
+    kept = {r["submission"]: r for r in reports if not r.get("refused")}
+    seen = set()
+    for submission in args.submissions:
+        entry = plan.submissions.get(submission.name)
+        if entry is None or submission.name in seen:  # a duplicate's name is the first one's
+            continue
+        seen.add(submission.name)
+        entry["collected"] = collection_record(submission, entry["sources"], plan.chapters)
+        old = kept.get(submission.name)
+        if old is not None and old.get("collected") != entry["collected"]:
+            old.pop("collected", None)
+            old.update({"collected": entry["collected"]} if entry["collected"] else {})
+            write_report(old, out_dir)
 
 
 def main(argv: list[str]) -> int:
@@ -139,34 +239,35 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--merge":  # the Slurm merge job
         return run_merge(Path(argv[1]))
     instructors_only("grading")
-    packages.ensure(STAMP)
+    packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, CHILDREN.stop)
-    try:
-        sandbox.check_available()
-    except sandbox.SandboxUnavailable as error:
-        print(f"grade: {error}", file=sys.stderr)
-        return 2
+    sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
-    (out_dir / "ctest").mkdir(parents=True, exist_ok=True)
+    (out_dir / "ctest").mkdir(mode=0o700, parents=True, exist_ok=True)
+    grader_only(out_dir)
     log("Building the grading kit (this tree's checks, once)...")
     built = build_kit(GRADING_BUILD, args.chapter_list)
     kit = assemble_kit(built, GRADING_BUILD, args.chapter_list, args.settings, out_dir / "ctest" / "kit")
+    # From here on everything this run writes, and its steps and boxes, is the grading user's alone
+    # (the kit's build folder above is the instructor's, made with the instructor's umask).
+    os.umask(0o077)
     plan = Run(out_dir)
     plan.chapters = args.chapter_list
     plan.commit = commit()
     plan.submissions, plan.refused = {}, []
     reports, todo = take_in(args, out_dir, kit, plan)
+    with_collection(args, plan, reports, out_dir)
     write_tree(out_dir, list(plan.submissions))
     plan.save()
+    grader_only(out_dir)  # the kit's copies kept their sources' modes
+    save_request(out_dir, args.export_request)
     if args.slurm is not None:
-        return submit_to_slurm(args, out_dir, todo)
-    return run_local(plan, kit, reports, todo, args.jobs)
+        return submit_to_slurm(args, out_dir, todo)  # the merge job writes the exports
+    status = run_local(plan, kit, reports, todo, args.jobs)
+    for line in write_requested(out_dir, plan.reports(), plan.chapters):
+        log(line)
+    return status
 
-
-def commit() -> str:
-    """This tree's commit, which every report names."""
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip() or "unknown"

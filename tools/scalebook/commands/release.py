@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from shlex import quote
 
-from ..config import ROOT
+from ..config import ROOT, commit
 from ..course import Chapter, all_chapters
 from ..loop.setup import instructors_only
 from .. import ui
@@ -191,9 +191,8 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     target, update = args.target, args.update
     started = time.monotonic()
-    commit = git("rev-parse", "--short", "HEAD", cwd=ROOT, check=False).strip() or "unknown"
     dirty = bool(git("status", "--porcelain", "--untracked-files=no", cwd=ROOT, check=False).strip())
-    source = f"{commit}{' with uncommitted changes' if dirty else ''}"
+    source = f"{commit(ROOT)}{' with uncommitted changes' if dirty else ''}"
     ui.say(ui.bold(f"{'Updating the student edition in' if update else 'Writing the student edition to'} "
                    f"{target}, from this tree at {source}"))
     write_edition(args, all_chapters())

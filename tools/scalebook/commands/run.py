@@ -5,7 +5,7 @@ import argparse
 import subprocess
 from pathlib import Path
 
-from ..config import EDITION, STATE, STUDENT_BUILD
+from ..config import is_edition, STATE, STUDENT_BUILD
 from ..course import Chapter, resolve_chapter
 from ..errors import BuildError
 from .. import ui
@@ -21,7 +21,7 @@ def arguments(parser) -> None:
                              "(exit status 1 when one differs by more than rounding or a timing)")
     parser.add_argument("chapter", metavar="CHAPTER")
     parser.add_argument("--reference", action="store_true",
-                        help=argparse.SUPPRESS if EDITION.exists() else "run it on the reference solution")
+                        help=argparse.SUPPRESS if is_edition() else "run it on the reference solution")
 
 
 def run(args) -> int:

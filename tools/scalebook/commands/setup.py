@@ -1,7 +1,6 @@
 """./workbook setup: install the Debian packages scalebook needs (as root), or name them."""
 from __future__ import annotations
 
-from ..config import STAMP
 from .. import ui
 from ..loop import packages
 
@@ -11,6 +10,6 @@ def arguments(parser) -> None:
 
 
 def run(args) -> int:
-    packages.ensure(STAMP)
+    packages.ensure("workbook")
     ui.say("Every package scalebook needs is installed. Next: ./workbook")
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import subprocess
 
-from ..config import REFERENCE_BUILD, ROOT, STAMP
+from ..config import REFERENCE_BUILD, ROOT
 from .. import ui
 from ..loop import packages
 from ..loop.build import build, configure
@@ -12,7 +12,7 @@ from ..loop.setup import instructors_only
 
 def main(ctest_args: list[str]) -> int:
     instructors_only("the maintainers' test")
-    packages.ensure(STAMP)
+    packages.ensure("test")  # and what its tests need: mutation, Slurm, pages, browser, editor
     configure("reference", REFERENCE_BUILD, REFERENCE_BUILD / "workbook")
     progress = ui.Progress("Building the reference track, its checks, the stubs' proof, the bug zoo "
                            "and the book...")

@@ -14,14 +14,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..config import ROOT, TOOLS
+from ..config import PCH_HEADERS, PCH_SECONDS, ROOT, TOOLS, Settings
 from ..course import Chapter
-from ..files import write_json
+from ..errors import GradingError
+from ..files import atomic_copy, write_json
 from . import sandbox
-from .settings import Settings
 from .supervise import log, run_quietly
 
-PCH_HEADERS = ["scalebook/core.hpp", "scalebook/random.hpp", "cmath", "limits", "sstream", "string", "vector"]
 NATIVE = TOOLS / "scalebook" / "grading" / "native"
 
 
@@ -51,18 +50,21 @@ def build_locked(build_dir: Path, chapters: list[Chapter]) -> None:
     with open(build_dir / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (build_dir / "build.ninja").exists():
+            # The kit links no track, but configuring names one: the reference, or the stubs in a tree
+            # shipped without solutions (Gradescope's autograder, grading/autograder.py).
+            track = ROOT / "solutions" if (ROOT / "solutions").is_dir() else ROOT / "exercises"
             configured = run_quietly(["cmake", "-S", str(ROOT), "-B", str(build_dir), "-G", "Ninja",
-                                      "-DSCALEBOOK_GRADING=ON", f"-DSCALEBOOK_TRACK_DIR={ROOT / 'solutions'}",
+                                      "-DSCALEBOOK_GRADING=ON", f"-DSCALEBOOK_TRACK_DIR={track}",
                                       "-DSCALEBOOK_BUILD_DOCS=OFF"])
             if configured.returncode != 0:
-                raise RuntimeError("configuring the grading kit failed:\n" + configured.stdout[-3000:])
+                raise GradingError("configuring the grading kit failed:\n" + configured.stdout[-3000:])
         # lib's archives: a chapter's worker links its base and earlier chapters' answers only.
         targets = ["scalebook_lib_archives", "scalebook_remote_server"]
         for chapter in chapters:
             targets += [f"{chapter.target}_checks_remote", f"{chapter.target}_serve"]
         built = run_quietly(["cmake", "--build", str(build_dir), "--target", *targets])
         if built.returncode != 0:
-            raise RuntimeError("building the grading kit from this tree failed:\n" + built.stdout[-3000:])
+            raise GradingError("building the grading kit from this tree failed:\n" + built.stdout[-3000:])
 
 
 def compile_native(build_dir: Path, fallback: Path, name: str) -> Path:
@@ -74,13 +76,15 @@ def compile_native(build_dir: Path, fallback: Path, name: str) -> Path:
     if not binary.exists():
         # Linked statically where the C++ library's archive is installed: CTest starts the step once
         # per check, and a static one starts in two thirds of the time (no shared libraries to load).
-        flags = ["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", f"{binary}.part", str(source)]
+        # A name of this process's own: two grading runs may compile the same new version at once.
+        partial = f"{binary}.{os.getpid()}.part"
+        flags = ["c++", "-std=c++20", "-O2", "-Wall", "-Wextra", "-o", partial, str(source)]
         built = run_quietly([*flags, "-static"])
         if built.returncode != 0:
             built = run_quietly(flags)
         if built.returncode != 0:
-            raise RuntimeError(f"compiling {source.relative_to(ROOT)} failed:\n" + built.stdout[-3000:])
-        Path(f"{binary}.part").replace(binary)
+            raise GradingError(f"compiling {source.relative_to(ROOT)} failed:\n" + built.stdout[-3000:])
+        Path(partial).replace(binary)
     return binary
 
 
@@ -105,18 +109,17 @@ def make_pch(kit: dict, kit_dir: Path, build_dir: Path, settings: Settings) -> N
     if cached.exists():
         shutil.copy2(cached, kit_dir / "pch" / "pch.hpp.gch")
         return
-    limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=300, file_mb=1024))
+    limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=PCH_SECONDS, file_mb=1024))
     argv = [kit["compiler"], "-std=c++20", "-O1", "-I/kit/include", "-isystem", kit["eigen"],
             "-x", "c++-header", "/kit/pch/pch.hpp", "-o", "/kit/pch/pch.hpp.gch"]
     command = sandbox.write_arguments(kit_dir / "pch.box", sandbox.box_arguments(
         [("rw", kit_dir / "pch", "/kit/pch"), ("ro", kit_dir / "include", "/kit/include")], argv, limits))
-    code, output = sandbox.run(kit_dir / "pch.box", command, limits, 300)
+    code, output = sandbox.run(kit_dir / "pch.box", command, limits, PCH_SECONDS)
     if code != 0:
-        raise RuntimeError(f"precompiling the exercises' headers failed: {output[-2000:].decode(errors='replace')}")
+        raise GradingError(f"precompiling the exercises' headers failed: {output[-2000:].decode(errors='replace')}")
     (kit_dir / "pch.box").unlink()
     if os.access(build_dir, os.W_OK):
-        shutil.copy2(kit_dir / "pch" / "pch.hpp.gch", f"{cached}.part")
-        Path(f"{cached}.part").replace(cached)
+        atomic_copy(kit_dir / "pch" / "pch.hpp.gch", cached)
 
 
 def copy_chapter(built: dict, chapter: Chapter, kit_dir: Path, server: str, checks_table: list[str],

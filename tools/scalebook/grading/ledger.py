@@ -10,7 +10,7 @@ from ..files import atomic_write
 class Ledger:
     """The seconds a submission has spent compiling and checking in this CTest run (its start step
     resets it): the per-submission budgets. Lines "compile SECONDS" and "checks SECONDS", shared
-    with tools/grade_check.cpp; steps of one submission may run at once (ctest -j): a lock."""
+    with grading/native/check.cpp; steps of one submission may run at once (ctest -j): a lock."""
 
     def __init__(self, path: Path):
         self.path = path

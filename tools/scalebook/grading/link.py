@@ -6,14 +6,14 @@ file that does not link), so that a broken exercise costs only itself.
 """
 from __future__ import annotations
 
-import os
-import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import sandbox
-from ..files import read_json, write_json
+from ..files import atomic_copy, read_json, write_json
+from .. import isolate
+from ..config import TOOL_SECONDS
 from ..linking import link_message, unlinked_calls
 from ..verdicts import safe_text
 from .kitpaths import KIT
@@ -22,15 +22,34 @@ if TYPE_CHECKING:
     from .step import Step
 
 
-def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, keep: int = 20000) -> tuple[int, str]:
-    limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=60))
-    args_file = out / f"{name}.box"
-    command = sandbox.write_arguments(args_file, sandbox.box_arguments([("rw", out, "/out"), *binds], argv, limits))
-    cgroups = sandbox.Cgroups(limits)
-    try:
-        code, output = sandbox.run(args_file, command, limits, 60, cgroups, keep=keep)
-    finally:
-        cgroups.close()
+def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, keep: int = 20000,
+               head: int = 20000, results: tuple[str, ...] = ()) -> tuple[int, str]:
+    """ARGV in a box that sees the objects in OUT at /out and BINDS (host path, box path; read-only),
+    all from a staging folder of neutral name; RESULTS: the files the box writes to /out, moved
+    into OUT afterwards (read bounded, never through a link)."""
+    limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=TOOL_SECONDS))
+    with sandbox.Staging() as staging:
+        folder = staging.folder("out")
+        for path in sorted(out.glob("*.o")):
+            staging.add(path, f"out/{path.name}")
+        box_binds = [("rw", folder, "/out")]
+        for index, (host, inside) in enumerate(binds):
+            box_binds.append(("ro", staging.add(host, f"in/{index}-{Path(inside).name}"), inside))
+        args_file = staging.path / "box"
+        command = sandbox.write_arguments(args_file, sandbox.box_arguments(box_binds, argv, limits))
+        cgroups = sandbox.Cgroups(limits)
+        try:
+            code, output = sandbox.run(args_file, command, limits, TOOL_SECONDS, cgroups, keep=keep, head=head)
+        finally:
+            cgroups.close()
+        for result in results:
+            (out / result).unlink(missing_ok=True)
+            try:
+                data = sandbox.read_file(folder / result, step.settings.limits.file_mb << 20)
+            except OSError:
+                continue
+            (out / result).write_bytes(data)
+            (out / result).chmod(0o700)
     return code, output.decode("utf-8", "replace")
 
 
@@ -38,11 +57,10 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
     info = step.kit["chapters"][chapter]
     # Only the archives of lib this chapter's exercises may use (the kit lists them: lib's base and
     # copies of earlier chapters' answers), after the worker's server.
-    binds = [("ro", KIT / "serve" / f"{chapter}.o", "/kit/serve.o"),
-             ("ro", KIT / "lib" / info["server"], "/kit/libserver.a")]
+    binds = [(KIT / "serve" / f"{chapter}.o", "/kit/serve.o"), (KIT / "lib" / info["server"], "/kit/libserver.a")]
     libs = []
     for index, archive in enumerate(info["libs"]):
-        binds.append(("ro", KIT / "lib" / archive, f"/kit/lib{index}.a"))
+        binds.append((KIT / "lib" / archive, f"/kit/lib{index}.a"))
         libs.append(f"/kit/lib{index}.a")
     argv = [step.kit["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in sources], "/kit/serve.o",
             "/kit/libserver.a", "-Wl,--start-group", *libs, "-Wl,--end-group",
@@ -50,24 +68,15 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
             # compile: the link goes on, and its warnings name what nothing defines.
             "-Wl,--warn-unresolved-symbols", "-o", "/out/worker"]
     (out / "worker").unlink(missing_ok=True)
-    return boxed_tool(step, out, "link", argv, binds)
+    return boxed_tool(step, out, "link", argv, binds, results=("worker",))
 
 
-def symbols(step: Step, out: Path, sources: list[str]) -> dict[str, tuple[set[str], set[str]]]:
-    """{source: (strong symbols it defines, symbols it needs)}, demangled, read by nm in a box."""
+def symbols(step: Step, out: Path, exercises: dict[str, dict], compiled: list[str]) -> dict[str, tuple[set[str], set[str]]]:
+    """{exercise: (strong symbols its file defines, symbols it needs)}, demangled, read by nm in a box."""
+    sources = [exercises[e]["source"] for e in compiled]
     code, text = boxed_tool(step, out, "nm", ["/usr/bin/nm", "-C", "-A", "-g", *[f"/out/{s}.o" for s in sources]], [],
-                            keep=64 << 20)
-    found = {s: (set(), set()) for s in sources}
-    for line in text.splitlines():
-        match = re.match(r"^/out/(.+?)\.o:(?:[0-9a-f]+)?\s+([A-Za-z])\s+(.*)$", line)
-        if not match or match.group(1) not in found:
-            continue
-        kind, symbol = match.group(2), match.group(3)
-        if kind == "U":
-            found[match.group(1)][1].add(symbol)
-        elif kind in "TDBRGS" and not symbol.startswith(("typeinfo", "vtable", "guard variable")):
-            found[match.group(1)][0].add(symbol)
-    return found
+                            keep=64 << 20, head=0)
+    return isolate.read_symbols(text.splitlines(), {f"/out/{exercises[e]['source']}.o": e for e in compiled})
 
 
 def still_compiled(exercises: dict[str, dict], among: list[str]) -> list[str]:
@@ -76,36 +85,23 @@ def still_compiled(exercises: dict[str, dict], among: list[str]) -> list[str]:
 
 def mark_duplicates(exercises: dict[str, dict], compiled: list[str], table: dict, shown: dict[str, str]) -> None:
     """Two files that define the same symbol cost those two exercises only (the rest is linked)."""
-    owners: dict[str, list[str]] = {}
-    for exercise in compiled:
-        for symbol in table[exercises[exercise]["source"]][0]:
-            owners.setdefault(symbol, []).append(exercise)
-    for symbol, who in sorted(owners.items()):
-        if len(who) < 2:
-            continue
-        first, second = who[0], who[1]
-        message = (f"{first} and {second} both define {safe_text(symbol, 200)} ({shown[first]} and "
-                   f"{shown[second]}): make it static, or put it in an unnamed namespace, in each file")
-        for exercise in (first, second):
-            if exercises[exercise]["status"] == "compiled":
-                exercises[exercise] = dict(exercises[exercise], status="compile_error", message=message)
+    for exercise, sentence in isolate.duplicates(compiled, table, shown, lambda s: safe_text(s, 200)).items():
+        if exercises[exercise]["status"] == "compiled":
+            exercises[exercise] = dict(exercises[exercise], status="compile_error", message=sentence)
 
 
 def mark_calls_into_unlinked(exercises: dict[str, dict], compiled: list[str], table: dict,
                              functions: dict[str, list[str]]) -> None:
     """An exercise whose file calls a contract function of one that is not linked cannot run.
     FUNCTIONS: exercise id -> its contract functions."""
+    broken = [e for e in exercises if e not in compiled]
     for exercise in compiled:
-        needed = table[exercises[exercise]["source"]][1]
-        for other, result in exercises.items():
-            if other == exercise or other in compiled:
-                continue
-            if any(re.search(rf"\bscalebook::ch\d+::{re.escape(n)}\(", s) for n in functions.get(other, [])
-                   for s in needed):
-                why = "does not compile" if result["status"] in ("compile_error", "compiled") else "was not compiled"
-                exercises[exercise] = dict(exercises[exercise], status="not_run",
-                                           message=f"not run: {other} {why} \u2014 {result.get('message', '')}")
-                break
+        callees = isolate.blocked(exercise, table[exercise][1], broken, functions)
+        if callees:
+            other, result = callees[0], exercises[callees[0]]
+            why = "does not compile" if result["status"] in ("compile_error", "compiled") else "was not compiled"
+            exercises[exercise] = dict(exercises[exercise], status="not_run",
+                                       message=f"not run: {other} {why} \u2014 {result.get('message', '')}")
 
 
 def link_each_alone(step: Step, chapter: str, out: Path, exercises: dict[str, dict], compiled: list[str],
@@ -136,7 +132,7 @@ def link_worker(step: Step, chapter: str, out: Path, exercises: dict[str, dict])
     worker's link error, if any."""
     compiled = still_compiled(exercises, list(exercises))
     shown = {e: f"exercises/{chapter}/{exercises[e]['source']}" for e in exercises}
-    table = symbols(step, out, [exercises[e]["source"] for e in compiled]) if compiled else {}
+    table = symbols(step, out, exercises, compiled) if compiled else {}
     mark_duplicates(exercises, compiled, table, shown)
     compiled = still_compiled(exercises, compiled)
     info = step.kit["chapters"][chapter]
@@ -172,8 +168,7 @@ def link_once(step: Step, chapter: str, out: Path, exercises: dict[str, dict], c
         return linked_before["link_error"], True
     link_error = link_worker(step, chapter, out, exercises)
     if (out / "worker").exists() and link_error is None:
-        shutil.copy2(out / "worker", cache / f"{key}.worker.part{os.getpid()}")
-        os.replace(cache / f"{key}.worker.part{os.getpid()}", cache / f"{key}.worker")
+        atomic_copy(out / "worker", cache / f"{key}.worker")
     write_json(cache / f"{key}.json", {"link_error": link_error, "exercises": {
         e: {k: v for k, v in r.items() if k != "cached"} for e, r in exercises.items()}})
     return link_error, False

@@ -1,11 +1,11 @@
 """Writes the feedback page of each student and the class page, with Jinja2.
 
-The pages grading hands out: DIR/<name>/feedback.html for each student and DIR/index.html for the
+The pages grading hands out: DIR/students/<name>/feedback.html for each student and DIR/index.html for the
 class, written from report dicts (report.json, see the README's instructor section) with Jinja2
 templates (tools/scalebook/templates/) that escape by default.
 
     context = make_context()                       # commit, date, chapters, exercises, hints
-    write_feedback(report, DIR / name / "feedback.html", context)
+    write_feedback(report, DIR / "students" / name / "feedback.html", context)
     write_class_page(reports, DIR / "index.html", context)
 
 Every string of a report came from a student's process or compiler (messages, compiler output,
@@ -25,9 +25,7 @@ import datetime
 import functools
 import hashlib
 import math
-import os
 import re
-import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
@@ -37,17 +35,17 @@ try:
 except ImportError:  # named when a page is written (PagesError)
     jinja2 = None
 
+from .. import config
+from ..errors import PagesError
+from ..files import atomic_write
 from ..config import ROOT
 from ..course import Chapter, all_chapters, hints_of
+from ..verdicts import STATUSES
 from .visible import NAME_CHARS, _as_text, _code_spans, visible, visible_plain
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-STATUSES = ("passed", "failed", "crashed", "timed_out", "compile_error", "not_run")
 
 
-class PagesError(Exception):
-    """A page could not be written: Jinja2 is missing, or a report is not shaped like report.json.
-    The message names the function and what was wrong."""
 
 
 # --- the instructor's side: chapters, exercises, hints ---------------------------------------
@@ -69,9 +67,7 @@ def make_context(root: Path = ROOT, chapters: list[Chapter] | None = None,
     the date, and per chapter its exercises with each one's function and hints."""
     chapters = chapters if chapters is not None else all_chapters(root)
     if commit is None:
-        result = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True)
-        commit = result.stdout.strip() if result.returncode == 0 else "unknown"
+        commit = config.commit(root)
     date = date or datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     listed = []
     for chapter in chapters:
@@ -255,9 +251,7 @@ def _asset(name: str) -> tuple["Markup", str]:
 def _write(path: Path, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
-    partial.write_text(text, encoding="utf-8")  # strict: the pages hold no lone surrogate
-    os.replace(partial, path)  # complete or absent, never half written
+    atomic_write(path, text)  # strict UTF-8: the pages hold no lone surrogate
 
 
 def _page_basics(report_or_context: dict, context: dict) -> dict:
@@ -292,7 +286,7 @@ def _percent(score, maximum) -> str:
 
 
 def write_feedback(report: dict, path: Path, context: dict) -> None:
-    """Writes one student's page to `path` (grading uses DIR/<name>/feedback.html): score per
+    """Writes one student's page to `path` (grading uses DIR/students/<name>/feedback.html): score per
     chapter and exercise, every failed check with its message and its exercise's hint
     (`./workbook hint N.K` and the hint's text), compile errors with the student's line, the date
     and the instructor tree's commit."""
@@ -328,8 +322,8 @@ def render_class_page(reports: list[dict], context: dict) -> str:
         note = visible(report["refused"], 300, 2) if report.get("refused") else (
             visible(f"{len(refused_files)} file(s) refused") if refused_files else "")
         rows.append({"name": visible(report["submission"], NAME_CHARS),
-                     "href": quote(_as_text(report["submission"]).encode("utf-8", "surrogateescape"), safe="")
-                             + "/feedback.html",
+                     "href": "students/" + quote(_as_text(report["submission"]).encode("utf-8", "surrogateescape"),
+                                                 safe="") + "/feedback.html",
                      "cells": [by_folder[key]["points"] if key in by_folder else 0 for key in columns],
                      "score": _number(report.get("score")), "max_score": _number(report.get("max_score")),
                      "percent": _percent(report.get("score"), report.get("max_score")), "note": note})
@@ -355,6 +349,6 @@ def render_class_page(reports: list[dict], context: dict) -> str:
 
 def write_class_page(reports: list[dict], path: Path, context: dict) -> None:
     """Writes the class page to `path` (grading uses DIR/index.html): students x chapters, sortable,
-    each name linking to <name>/feedback.html beside it, and per exercise how many of the class
+    each name linking to students/<name>/feedback.html below it, and per exercise how many of the class
     passed all of its checks."""
     _write(path, render_class_page(reports, context))

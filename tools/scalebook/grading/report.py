@@ -12,13 +12,14 @@ import time
 from pathlib import Path
 
 from ..course import Chapter, hints_of
+from ..errors import GradingError
 from ..files import read_json, write_json
 from ..verdicts import STATUSES, is_error_path, safe_text
 from . import sandbox
 from .export.junit import write_junit
 from .intake import fingerprint
 from .supervise import run_quietly
-from .tree import ctest_outcomes
+from .tree import ctest_outcomes, reports_folder, tests_folder
 
 
 def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
@@ -32,11 +33,11 @@ def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
 
 
 def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapter], sources: dict[str, str],
-          refused_files: list[str], commit: str, hints: dict, parallel: int = 1) -> dict:
+          refused_files: list[str], commit: str, hints: dict, parallel: int = 1, collected: dict | None = None) -> dict:
     """Runs NAME's tests with ctest (PARALLEL at once: the cores no classmate is using) and writes
-    its report from CTest's results."""
+    its report from CTest's results (with COLLECTED, what `collect` recorded of it: its commit)."""
     start = time.monotonic()
-    folder = tree / name
+    folder = tests_folder(tree, name)
     junit = folder / "ctest-junit.xml"
     junit.unlink(missing_ok=True)
     shutil.rmtree(folder / "results", ignore_errors=True)
@@ -44,7 +45,7 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
                           "-j", str(parallel)], env=dict(os.environ, SCALEBOOK_BATCH="1"))
     outcomes = ctest_outcomes(junit)
     if not outcomes:
-        raise RuntimeError(f"ctest gave no results for {name}: {result.stdout[-1000:]}")
+        raise GradingError(f"ctest gave no results for {name}: {result.stdout[-1000:]}")
     tests = []
     for key, check in kit["checks"].items():
         chapter = next((c for c in chapters if c.folder == check["chapter"]), None)
@@ -84,6 +85,8 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
         "fingerprint": fingerprint(sources, kit),
         "tests": tests,
     }
+    if collected:
+        report["collected"] = collected
     write_report(report, out_dir)
     return report
 
@@ -126,11 +129,10 @@ def sandbox_description() -> str:
 
 
 def write_report(report: dict, out_dir: Path) -> None:
-    target = out_dir / report["submission"]
-    target.mkdir(parents=True, exist_ok=True)
-    write_junit(report, target / "junit.xml.part")
-    (target / "junit.xml.part").replace(target / "junit.xml")
-    write_json(target / "report.json", report)  # complete or absent, never half written
+    target = reports_folder(out_dir, report["submission"])
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_junit(report, target / "junit.xml")
+    write_json(target / "report.json", report)
 
 
 def refused_report(name: str, reason: str, maximum: int, commit: str) -> dict:

@@ -15,15 +15,18 @@ from pathlib import Path
 
 from ..config import ROOT, TOOLS
 from ..course import Chapter, all_chapters
+from ..errors import SlurmError
 from ..files import read_json, write_json
 from ..verdicts import safe_text
+from .export import write_requested
 from .export.grades_csv import write_csv
 from .report import grade, refused_report, summary_line, write_report
 from .supervise import CHILDREN, log
+from .tree import reports_folder
 
 
 def pages_module():
-    """tools/scalebook/pages.py (the feedback and class pages), where this tree has it."""
+    """grading/pages.py (the feedback and class pages), where this tree has it."""
     try:
         from . import pages
     except ImportError:
@@ -33,7 +36,7 @@ def pages_module():
 
 def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
                 feedback_for: list[dict]) -> None:
-    """DIR/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class."""
+    """DIR/students/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class."""
     pages = pages_module()
     if pages is None:
         return
@@ -41,7 +44,7 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
         context = pages.make_context(ROOT, chapters, commit=commit)
         for report in feedback_for:
             if not report.get("refused"):
-                pages.write_feedback(report, out_dir / report["submission"] / "feedback.html", context)
+                pages.write_feedback(report, reports_folder(out_dir, report["submission"]) / "feedback.html", context)
         pages.write_class_page(reports, out_dir / "index.html", context)
     except Exception as error:
         log(f"grade: the pages were not written: {safe_text(str(error))}")
@@ -68,7 +71,7 @@ class Run:
     def reports(self) -> list[dict]:
         found = []
         for name in [*self.submissions, *self.refused]:
-            report = read_json(self.out_dir / name / "report.json")
+            report = read_json(reports_folder(self.out_dir, name) / "report.json")
             if report is not None:
                 found.append(report)
         return found
@@ -76,6 +79,7 @@ class Run:
 
 def run_task(out_dir: Path, names: list[str]) -> int:
     """A Slurm array task (or anyone): grades NAMES of the tree planned in OUT_DIR."""
+    os.umask(0o077)  # what it writes is the grading user's alone (see commands/grade.py)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, CHILDREN.stop)
     plan = Run(out_dir)
@@ -85,7 +89,7 @@ def run_task(out_dir: Path, names: list[str]) -> int:
         entry = plan.submissions[name]
         try:
             report = grade(name, plan.tree, out_dir, kit, plan.chapters, entry["sources"], entry["refused_files"],
-                           plan.commit, {})
+                           plan.commit, {}, collected=entry.get("collected"))
         except Exception as error:
             failures += 1
             report = refused_report(name, f"grading failed: {error}", sum(c["points"] for c in kit["checks"].values()),
@@ -98,14 +102,25 @@ def run_task(out_dir: Path, names: list[str]) -> int:
 
 def run_merge(out_dir: Path) -> int:
     """The job after every Slurm task: grades.csv and the class page from the reports written."""
+    os.umask(0o077)
     plan = Run(out_dir)
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
     write_pages(reports, out_dir, plan.chapters, plan.commit, [])
-    missing = [n for n in plan.submissions if read_json(out_dir / n / "report.json") is None]
+    for line in write_requested(out_dir, reports, plan.chapters):
+        log(line)
+    missing = [n for n in plan.submissions if read_json(reports_folder(out_dir, n) / "report.json") is None]
     log(f"merged {len(reports)} reports into {out_dir / 'grades.csv'}" +
         (f"; no report for {', '.join(missing)} (run again with --resume)" if missing else ""))
     return 1 if missing else 0
+
+
+def array_tasks(names: list[str], max_array_size: int | None) -> list[list[str]]:
+    """NAMES cut into a job array's tasks: one per submission, or, when the cluster's MaxArraySize
+    (an array's indices run from 0 to MaxArraySize - 1) is smaller, MaxArraySize tasks of about
+    equal shares."""
+    tasks = min(len(names), max_array_size) if max_array_size else len(names)
+    return [names[i::tasks] for i in range(tasks)] if tasks else []
 
 
 def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
@@ -115,16 +130,12 @@ def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
     from . import slurm
     reason = slurm.available(cluster=False)
     if reason:
-        print(f"grade: --slurm: {reason}", file=sys.stderr)
-        return 2
+        raise SlurmError(f"--slurm: {reason}")
     env = dict(os.environ)
     python = [sys.executable, str(TOOLS / "workbook.py"), "grade"]
     if not todo:
         return run_merge(out_dir)
-    limit = slurm.max_array_size(env) or len(todo)
-    shards = max(1, -(-len(todo) // max(1, limit - 1)))
-    groups = [todo[i::shards] for i in range(shards)]
-    commands = [[*python, "--task", str(out_dir), *group] for group in groups]
+    commands = [[*python, "--task", str(out_dir), *group] for group in array_tasks(todo, slurm.max_array_size(env))]
     array, merge = slurm.submit_array(commands, env=env, workdir=out_dir, concurrency=args.slurm_concurrency,
                                       sbatch_options=shlex.split(args.slurm), then=[*python, "--merge", str(out_dir)])
     log(f"submitted {len(todo)} submissions as Slurm array job {array} ({len(commands)} tasks, at most "
@@ -149,7 +160,8 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
     parallel = max(1, len(os.sched_getaffinity(0)) // max(1, min(jobs, len(todo))))
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(grade, name, plan.tree, out_dir, kit, chapters, plan.submissions[name]["sources"],
-                               plan.submissions[name]["refused_files"], commit, hints, parallel): name
+                               plan.submissions[name]["refused_files"], commit, hints, parallel,
+                               collected=plan.submissions[name].get("collected")): name
                    for name in todo}
         for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             name = futures[future]

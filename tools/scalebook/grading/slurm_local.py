@@ -1,8 +1,8 @@
 """A single-node Slurm for tests, in a PID namespace of its own.
 
 A single-node Slurm (munged, slurmctld, slurmd) in a PID namespace of its own, for tests: every
-process it started ends with it. Run by path as its namespace's first process (--supervise), so it
-imports only the standard library.
+process it started ends with it. Its namespace's first process is this module again, run with -m from tools/
+(--supervise).
 """
 from __future__ import annotations
 
@@ -24,12 +24,11 @@ DAEMON_PROGRAMS = {"slurmctld": "slurmctld", "slurmd": "slurmd", "munged": "mung
 # Debian's metapackage slurm-wlm pulls slurmctld, slurmd and slurm-client.
 INSTALL_HINT = "apt-get install -y slurm-wlm munge"
 # A job's state once it has ended (squeue no longer lists it as pending, running or completing).
+from ..errors import SlurmError
+
 START_SECONDS = 60.0  # LocalCluster gives up (and stops what it started) after this long
 
 
-class SlurmError(Exception):
-    """Slurm could not be used: a command failed, a daemon did not start, a bad argument. The
-    message names the function and what went wrong (with the daemon's log where there is one)."""
 
 
 def available(cluster: bool = True) -> str | None:
@@ -126,7 +125,7 @@ class LocalCluster:
         host = socket.gethostname().split(".")[0]
         s = self.scratch
         self.conf.write_text("\n".join([
-            "# A single-node test cluster (tools/scalebook/slurm.py LocalCluster).",
+            "# A single-node test cluster (tools/scalebook/grading/slurm_local.py LocalCluster).",
             "ClusterName=scalebook",
             f"SlurmctldHost={host}(127.0.0.1)",
             f"SlurmctldPort={_free_port()}",
@@ -169,9 +168,9 @@ class LocalCluster:
         # with this process (PR_SET_PDEATHSIG).
         self._process = subprocess.Popen(
             [_which("unshare") or "unshare", "--pid", "--fork", "--kill-child", "--mount-proc",
-             sys.executable, str(Path(__file__).resolve()), "--supervise", str(self.scratch)],
+             sys.executable, "-m", "scalebook.grading.slurm_local", "--supervise", str(self.scratch)],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=self.env,
-            preexec_fn=_die_with_parent)
+            preexec_fn=_die_with_parent, cwd=Path(__file__).resolve().parents[2])  # -m from tools/
         log.close()
         deadline = time.monotonic() + self.start_seconds
         while time.monotonic() < deadline:

@@ -6,7 +6,8 @@ escape, cut to a length with a note saying how much was cut.
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from ..verdicts import UNSAFE, escape_code
 
 try:
     from markupsafe import Markup, escape
@@ -18,24 +19,20 @@ MESSAGE_LINES = 60
 NAME_CHARS = 200       # submission names, file names, check names
 
 
-# Every character that might be shown as an escape; _shown_as_escape decides (printable ASCII,
-# newline and tab never are).
+# Every character that might be shown as an escape (printable ASCII, newline and tab never are);
+# which are is verdicts.py's one rule for text from a submission.
 CANDIDATES = re.compile(r"[^\n\t\x20-\x7e]")
 
 
 def _shown_as_escape(char: str) -> bool:
-    if char in "\n\t":
-        return False
-    return unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+    return UNSAFE.match(char) is not None
 
 
 def _escape_code(char: str) -> str:
     code = ord(char)
     if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by Python's surrogateescape
         return f"\\x{code - 0xDC00:02x}"
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return escape_code(code)
 
 
 def _as_text(value) -> str:

@@ -8,17 +8,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 from ..config import LIB_HEADERS, ROOT
 from ..course import Chapter
 from ..errors import BuildError
+from .. import isolate
 from ..linking import link_message, unlinked_calls
 from ..ui import Progress
+from ..verdicts import safe_text
 from .run_checks import undefined_symbols
 
 
@@ -207,17 +207,34 @@ def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,
         source, obj = next((s, o) for e, s, o in objects if e == exercise)
         errors[exercise] = link_message(f"{folder}/{source}", chapter.number, symbols, LIB_HEADERS)
         compiled = [o for o in compiled if o != obj]
+    # Two files that define one symbol: those two exercises, in grading's words (isolate.py).
+    if link_lines and compiled:
+        for exercise, sentence in duplicate_definitions(objects, compiled, folder).items():
+            errors[exercise] = sentence
+            compiled = [o for e, _, o in objects if o in compiled and e != exercise]
     if not errors:  # something other than an exercise failed: the checks or the library
         lines = [line for lines in failed.values() for line in lines] or output.splitlines()
         return ChapterBuild(None, {}, log, first_error(lines, "checks.cpp"))
-    rsp = build_dir / "chapters" / chapter.folder / "track_objects.rsp"
+    failure = link_partial(build_dir, chapter, compiled, objects, errors, folder, log, progress, timeout)
+    if failure is not None:
+        return ChapterBuild(None, errors, log, failure)
     partial = checks.with_name(f"{chapter.target}_checks_partial")
+    return ChapterBuild(partial, errors, log)
+
+
+def link_partial(build_dir: Path, chapter: Chapter, compiled: list[Path], objects: list[tuple[str, str, Path]],
+                 errors: dict[str, str], folder: str, log: Path, progress: Progress | None,
+                 timeout: float | None) -> str | None:
+    """Links chNN_checks_partial from COMPILED (adding to ERRORS the exercises whose calls into lib
+    would not link in the whole chapter either); returns why it did not link, or None."""
+    rsp = build_dir / "chapters" / chapter.folder / "track_objects.rsp"
+    partial = build_dir / "chapters" / chapter.folder / f"{chapter.target}_checks_partial"
     for _ in range(2):
         rsp.write_text("".join(f"{obj}\n" for obj in compiled))  # rewritten: relinks with fresh objects
         code, more = build(build_dir, [partial.name], log.with_suffix(".partial.log"), progress,
                            timeout=timeout)
         if code != 0:
-            return ChapterBuild(None, errors, log, first_error(more.splitlines(), "checks"))
+            return first_error(more.splitlines(), "checks")
         # The partial link leaves every call unresolved, so that the exercises which compiled run
         # without those which did not; a call it left into lib (not into this chapter's exercises)
         # would not link in the whole chapter either, and costs its exercise as above.
@@ -231,9 +248,23 @@ def build_checks(build_dir: Path, chapter: Chapter, state_dir: Path,
                 unlinked[obj] = link_message(f"{folder}/{source}", chapter.number, calls, LIB_HEADERS)
                 errors[exercise] = unlinked[obj]
         if not unlinked:
-            break
+            return None
         compiled = [o for o in compiled if o not in unlinked]
-    return ChapterBuild(partial, errors, log)
+    return None
+
+
+def duplicate_definitions(objects: list[tuple[str, str, Path]], compiled: list[Path], folder: str) -> dict[str, str]:
+    """{exercise: sentence} for the exercise files among COMPILED that define a symbol another one
+    defines (isolate.duplicates, on nm's table of their objects)."""
+    mine = [(e, s, o) for e, s, o in objects if o in compiled]
+    try:
+        listed = subprocess.run(["nm", "-C", "-A", "-g", *[str(o) for _, _, o in mine]], capture_output=True,
+                                text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    table = isolate.read_symbols(listed.splitlines(), {str(o): e for e, _, o in mine})
+    shown = {e: f"{folder}/{s}" for e, s, _ in mine}
+    return isolate.duplicates([e for e, _, _ in mine], table, shown, lambda symbol: safe_text(symbol, 200))
 
 
 def undefined(path: Path) -> set[str]:
@@ -253,11 +284,3 @@ def shown(path: Path) -> str:
     except ValueError:
         return str(path)
 
-
-def which(program: str) -> str | None:
-    return shutil.which(program)
-
-
-def python_for_torch() -> str:
-    """Debian's python3 (where python3-torch lives) when present, else python3 on PATH."""
-    return "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable

@@ -40,7 +40,7 @@ def check_chapter(chapter: Chapter, progress: ui.Progress | None = None,
     # An exercise that calls one that did not compile cannot run: say so, naming that one.
     if errors and built.binary is not None:
         sources = {e: (source, obj) for e, source, obj in exercise_objects(STUDENT_BUILD, chapter)}
-        explain_dependencies(verdicts, errors, sources)
+        explain_dependencies(verdicts, errors, sources, chapter.functions_of())
     record = {e: {"status": v.status, "check": v.name, "message": v.message}
               for e, v in verdicts.items()}
     (STATE / f"{chapter.folder}.json").write_text(json.dumps(record, indent=1))

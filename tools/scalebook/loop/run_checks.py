@@ -14,7 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
-ORDER = {"compile_error": 0, "crashed": 1, "timed_out": 2, "failed": 3, "not_run": 4, "passed": 5}
+from .. import isolate
+from ..verdicts import ORDER, VERDICT_WORDS
 
 
 class CheckResult:
@@ -167,9 +168,8 @@ def run_checks(binary: Path, names: list[str], work_dir: Path, timeout: float,
         remaining = [n for n in names if n not in results]
         results_file = work_dir / f"results.{rounds}.tsv"
         results_file.unlink(missing_ok=True)
-        # Only the checks asked for, from the first round on: the binary also holds the checks of an
-        # exercise that did not compile (the partial link leaves its calls unresolved), which would
-        # crash before any asked-for check ran.
+        # Always the names asked for: the binary may hold checks of exercises that did not compile
+        # (the partial link), which would crash first and stop the round before any of NAMES ran.
         command = [*(wrapper or []), str(binary), "--no-colors", "--no-version",
                    f"--scalebook-results={results_file}", f"--test-case={doctest_filter(remaining)}"]
         log_path = work_dir / f"output.{rounds}.log"
@@ -217,24 +217,19 @@ def undefined_symbols(obj: Path) -> str:
         return ""
 
 
-def function_of(source: str) -> str:
-    """exK_<function>.cpp -> <function>: the function an exercise file defines."""
-    return re.sub(r"^ex\d+_", "", Path(source).stem)
-
-
 def explain_dependencies(verdicts: dict[str, CheckResult], compile_errors: dict[str, str],
-                         sources: dict[str, tuple[str, Path]]) -> None:
-    """An exercise whose file calls the function of one that does not compile cannot run (the
+                         sources: dict[str, tuple[str, Path]], functions: dict[str, list[str]]) -> None:
+    """An exercise whose file calls a contract function of one that does not compile cannot run (the
     call lands nowhere): its verdict becomes not_run, naming that exercise and its first error.
-    SOURCES: exercise -> (source file, object file). Which exercise a file calls is read from the
-    object's undefined symbols; a crash with no such symbol to go by is put down to every earlier
-    exercise that does not compile (an exercise may call the ones before it)."""
+    SOURCES: exercise -> (source file, object file); FUNCTIONS: exercise -> its contract functions
+    (the manifest). Which exercise a file calls is read from the object's undefined symbols
+    (isolate.blocked, as grading decides); a crash with no such symbol to go by is put down to every
+    earlier exercise that does not compile (an exercise may call the ones before it)."""
     for exercise, verdict in verdicts.items():
         if verdict.status in ("passed", "compile_error") or exercise not in sources:
             continue
         calls = undefined_symbols(sources[exercise][1])
-        broken = [e for e in compile_errors if e in sources and e != exercise
-                  and f"::{function_of(sources[e][0])}(" in calls]
+        broken = isolate.blocked(exercise, calls, [e for e in compile_errors if e in sources], functions)
         if not broken and verdict.status == "crashed":
             number = int(exercise.split(".")[1])
             broken = [e for e in compile_errors if int(e.split(".")[1]) < number]
@@ -251,7 +246,7 @@ def verdict_text(status: str, message: str) -> str:
         return COMPILE_ERROR.format(error=message)
     if status == "not_run" and message.startswith("not run"):
         return message
-    what = {"failed": "", "crashed": "crashed", "timed_out": "timed out", "not_run": "not run"}[status]
+    what = VERDICT_WORDS[status]
     return f"{what}: {message}" if what and message else what or message
 
 

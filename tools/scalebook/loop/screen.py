@@ -14,11 +14,7 @@ from .build import shown
 from .errata import pending_lines
 from .record import check_chapter, load_record
 from .run_checks import diagnosis, verdict_text
-
-MARK = {"passed": "✓", "failed": "✗", "crashed": "✗", "timed_out": "✗", "compile_error": "✗",
-        "not_run": "✗"}
-WHAT = {"failed": "", "crashed": "crashed", "timed_out": "timed out", "compile_error": "does not compile",
-        "not_run": "not checked"}
+from ..verdicts import MARK, WORDS as WHAT
 
 
 def failure_lines(exercise: str, verdict: dict, limit: int) -> list[str]:

@@ -1,7 +1,7 @@
 """Setting up the student's build: the Debian packages, the configured build, the book on request."""
 from __future__ import annotations
 
-from ..config import STAMP, STATE, STUDENT_BUILD
+from ..config import STATE, STUDENT_BUILD
 from ..errors import BuildError
 from .. import ui
 from . import packages
@@ -9,7 +9,7 @@ from .build import build, configure, shown
 
 
 def student_setup(build_docs: bool = False) -> None:
-    packages.ensure(STAMP)
+    packages.ensure("workbook")
     if not (STUDENT_BUILD / "build.ninja").exists():
         ui.say(ui.bold("Configuring the build (once)..."))
     configure("student", STUDENT_BUILD, STATE)
@@ -25,8 +25,8 @@ def student_setup(build_docs: bool = False) -> None:
 
 def instructors_only(what: str) -> None:
     """Refuses, in the student edition, what only the instructor's tree can do."""
-    from ..config import EDITION
+    from ..config import EDITION, is_edition
     from ..errors import UsageError
-    if EDITION.exists():
+    if is_edition():
         raise UsageError(f"{what} is not part of the student edition "
                          f"({EDITION.read_text().strip()})")

@@ -122,7 +122,7 @@ def main() -> int:
 
         reports = {}
         for name in fixtures:
-            path = out / name / "report.json"
+            path = out / "students" / name / "report.json"
             expect(path.exists(), f"{name}: report.json written")
             if path.exists():
                 reports[name] = json.loads(path.read_text())
@@ -217,7 +217,7 @@ def main() -> int:
             expect(sum(int(x) for x in row[1:total]) == int(row[total]) == reports[row[0]]["score"],
                    f"{row[0]}: csv totals add up")
 
-        junit = ET.parse(out / "crashes" / "junit.xml").getroot()
+        junit = ET.parse(out / "students" / "crashes" / "junit.xml").getroot()
         expect(len(junit.findall("testcase")) == len(crashes["tests"]), "junit.xml has one testcase per check")
         expect(len(junit.findall("testcase/error")) == sum(t["status"] in ("crashed", "timed_out", "compile_error",
                                                                            "not_run")

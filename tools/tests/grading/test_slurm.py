@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tools/scalebook/slurm.py against a real single-node Slurm (Debian's slurm-wlm and munge), started
+"""tools/scalebook/grading/slurm.py against a real single-node Slurm (Debian's slurm-wlm and munge), started
 by this test in a scratch folder:
 
   - an array of 4 tasks with a limit of 2 at once, each writing into a shared folder (task 2 exits

@@ -14,8 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from scalebook.config import debian_python
 from tests.harness import ROOT
-PYTHON = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable  # python3-clang
+PYTHON = debian_python()  # where python3-clang is
 
 
 def mutate(*args: str) -> subprocess.CompletedProcess:

@@ -475,7 +475,7 @@ def main() -> int:
         graded = subprocess.run([str(ROOT / "workbook"), "grade", "--out", str(grades), "--chapters", "1",
                                  str(submission)], capture_output=True, text=True)
         print(graded.stdout[-500:])
-        report = json.loads((grades / "alice" / "report.json").read_text())
+        report = json.loads((grades / "students" / "alice" / "report.json").read_text())
         solved_points = sum(t["max_points"] for t in report["tests"] if t["exercise"] in ("1.1", "1.2", "1.3"))
         expect(report["score"] == solved_points and solved_points > 0,
                f"this tree grades the edition's submission: {report['score']} = 1.1 to 1.3's {solved_points} points")

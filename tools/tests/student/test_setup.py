@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.harness import ROOT, expect, finish
 
-from scalebook.loop.packages import PACKAGES
+from scalebook.config import packages_for
 
 DPKG_QUERY = r'''#!/bin/sh
 # dpkg-query -W -f=FORMAT PKG...: like the real one, exit 1 when some package is unknown.
@@ -60,30 +60,38 @@ def as_user_command() -> list[str] | None:
     return None
 
 
+PRESENT = ["cmake", "g++", "python3", "util-linux", "binutils"]  # a bare machine has these
+
+
+def fake_machine(base: Path) -> tuple[Path, dict, Path, Path]:
+    """A copy of ./workbook and tools/ in BASE on a simulated fresh machine: dpkg-query and apt-get
+    shims first on PATH, with a package database holding PRESENT only. Returns the tree, the
+    environment, the database and apt-get's log (one line per call, its arguments)."""
+    os.chmod(base, 0o755)
+    tree = base / "workbook"
+    tree.mkdir()
+    shutil.copy2(ROOT / "workbook", tree / "workbook")
+    shutil.copytree(ROOT / "tools", tree / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    shims = base / "bin"
+    shims.mkdir()
+    for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET)):
+        (shims / name).write_text(text)
+        (shims / name).chmod(0o755)
+    db, apt_log = base / "dpkg.db", base / "apt.log"
+    db.write_text("".join(f"{p}\n" for p in PRESENT))
+    apt_log.write_text("")
+    for path in (db, apt_log):
+        path.chmod(0o666)
+    (tree / "build").mkdir()
+    (tree / "build").chmod(0o777)
+    env = dict(os.environ, PATH=f"{shims}:{os.environ['PATH']}", FAKE_DPKG_DB=str(db), FAKE_APT_LOG=str(apt_log))
+    return tree, env, db, apt_log
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="scalebook-setup-") as temp:
-        base = Path(temp)
-        os.chmod(base, 0o755)
-        tree = base / "workbook"
-        tree.mkdir()
-        shutil.copy2(ROOT / "workbook", tree / "workbook")
-        shutil.copytree(ROOT / "tools", tree / "tools", ignore=shutil.ignore_patterns("__pycache__"))
-        shims = base / "bin"
-        shims.mkdir()
-        for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET)):
-            (shims / name).write_text(text)
-            (shims / name).chmod(0o755)
-        db, apt_log = base / "dpkg.db", base / "apt.log"
-        present = ["cmake", "g++", "python3", "util-linux", "binutils"]  # a bare machine has these
-        db.write_text("".join(f"{p}\n" for p in present))
-        apt_log.write_text("")
-        for path in (db, apt_log):
-            path.chmod(0o666)
-        (tree / "build").mkdir()
-        (tree / "build").chmod(0o777)
-        env = dict(os.environ, PATH=f"{shims}:{os.environ['PATH']}", FAKE_DPKG_DB=str(db),
-                   FAKE_APT_LOG=str(apt_log))
-        missing = [p for p in PACKAGES if p not in present]
+        tree, env, db, apt_log = fake_machine(Path(temp))
+        missing = [p for p in packages_for("workbook") if p not in PRESENT]
 
         def run(prefix: list[str]) -> subprocess.CompletedProcess:
             return subprocess.run([*prefix, str(tree / "workbook"), "setup"], env=env, cwd=tree,

@@ -101,7 +101,7 @@ def main() -> int:
                    "5.6 a check": checks.CheckResult("5.6 a check", "failed", "the output differs"),
                    "5.3 a check": checks.CheckResult("5.3 a check", "crashed", "the process died of SIGSEGV inside this check")}
         verdicts = checks.exercise_verdicts(chapter.exercises, results, {"5.4": ERROR})
-        checks.explain_dependencies(verdicts, {"5.4": ERROR}, sources)
+        checks.explain_dependencies(verdicts, {"5.4": ERROR}, sources, chapter.functions_of())
     finally:
         checks.undefined_symbols = real_undefined  # type: ignore[assignment]
     expect(verdicts["5.5"].status == "not_run" and

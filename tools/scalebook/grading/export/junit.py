@@ -4,15 +4,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ...verdicts import safe_text
+from ...files import atomic_write
+from ...verdicts import ERRORS, safe_text
 
 
 def write_junit(report: dict, path: Path) -> None:
     """JUnit for an LMS. Every string is safe_text already (no character XML 1.0 cannot hold)."""
-    errors = ("crashed", "timed_out", "compile_error", "not_run")
     suite = ET.Element("testsuite", name=report["submission"], tests=str(len(report["tests"])),
                        failures=str(sum(t["status"] == "failed" for t in report["tests"])),
-                       errors=str(sum(t["status"] in errors for t in report["tests"])),
+                       errors=str(sum(t["status"] in ERRORS for t in report["tests"])),
                        time=str(report["seconds"]))
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="score", value=str(report["score"]))
@@ -27,4 +27,4 @@ def write_junit(report: dict, path: Path) -> None:
             ET.SubElement(case, "failure", message=safe_text(test["message"]), type="failed")
         elif test["status"] != "passed":
             ET.SubElement(case, "error", message=safe_text(test["message"]), type=test["status"])
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    atomic_write(path, ET.tostring(suite, encoding="utf-8", xml_declaration=True))

@@ -1,5 +1,5 @@
 // The first process (pid 1) of a worker box that serves many checks, one after another (a chapter's
-// batch; tools/grade.py compiles this file into the kit, tools/grade_step.py binds it into the box as
+// batch; grading/kit.py compiles this file into the kit, grading/step.py binds it into the box as
 // /launcher). As pid 1 of the box's PID namespace it cannot be killed or stopped from inside the box. Starting a box costs more than most checks; a fresh process per check costs little.
 // So the box is started once, and this process starts a fresh worker for each check:
 //

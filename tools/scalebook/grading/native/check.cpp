@@ -1,16 +1,20 @@
-// The step CTest runs for every (submission, check) pair of a grading tree (tools/grade.py writes
-// the tree and compiles this file into its kit; tools/grade_step.py does the compile steps):
+// The step CTest runs for every (submission, check) pair of a grading tree (grading/tree.py writes
+// the tree, grading/kit.py compiles this file into its kit; grading/step.py does the compile steps):
 //
 //   grade_check start SUBMISSION
 //       resets the submission's budgets for this ctest run (a fixture every test requires)
 //   grade_check check SUBMISSION CHAPTER KEY NAME EXERCISE CHECKS_BINARY
 //       runs the check NAME of the trusted checks process CHECKS_BINARY against the chapter's
 //       worker (SUBMISSION/build/CHAPTER/worker.sh), in a box of its own; exit status 0 iff passed
+//   grade_check safe
+//       the text rule alone (safe() below), for its test: records "LIMIT ONE_LINE LENGTH\n" and
+//       LENGTH bytes on standard input, each answered with "LENGTH\n" and the safe text
 //
-// Limits come from SUBMISSION/../kit/settings.env. The verdict is written to
+// Limits come from the kit's settings.env (this binary is KIT/bin/grade_check). The verdict is written to
 // SUBMISSION/results/KEY.tsv ("STATUS<TAB>MESSAGE") and printed, its first line the status and
-// message, made safe for a terminal (control characters, invalid UTF-8 and bidirectional
-// overrides shown as \xNN or \uNNNN). The status comes from the trusted process's results file
+// message, made safe for a terminal by safe() below (control characters, invalid UTF-8, format
+// characters such as bidirectional overrides shown as \xNN, \uNNNN or \UNNNNNNNN). The status
+// comes from the trusted process's results file
 // (its status field, never its message) or from this step (a compile error, a budget, the check's
 // wall-clock limit). Written in C++ because it runs once per check: a Python step cost four
 // times the check itself.
@@ -29,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -37,15 +42,26 @@
 
 namespace {
 
+// At most LIMIT bytes of the regular file PATH ("" if it is anything else): never follows a
+// symlink, never waits on a FIFO or a device, never holds more than it keeps.
 std::string read_file(const std::string& path, std::size_t limit = 1 << 20) {
-  std::ifstream in(path, std::ios::binary);
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
   struct stat info{};
-  // A file's size where it has one (files of /proc and /sys say 0: read those up to LIMIT).
-  if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0)
-    limit = std::min(limit, static_cast<std::size_t>(info.st_size));
-  std::string text(limit, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(limit));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::string text;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    text.resize(std::min(limit, static_cast<std::size_t>(64) << 10));
+    std::size_t have = 0;
+    while (have < limit) {
+      if (have == text.size()) text.resize(std::min(limit, text.size() * 2));
+      const ssize_t got = read(fd, text.data() + have, text.size() - have);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      have += static_cast<std::size_t>(got);
+    }
+    text.resize(have);
+  }
+  close(fd);
   return text;
 }
 
@@ -59,6 +75,16 @@ bool write_file(const std::string& path, const std::string& text) {
   return std::rename(part.c_str(), path.c_str()) == 0;
 }
 
+// The kit this step belongs to (it is KIT/bin/grade_check), whatever folder a submission is in.
+std::string kit_dir() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) return ".";
+  std::string path(self, static_cast<std::size_t>(length));
+  for (int up = 0; up < 2; ++up) path = path.substr(0, path.rfind('/'));
+  return path;
+}
+
 std::map<std::string, std::string> read_settings(const std::string& path) {
   std::map<std::string, std::string> settings;
   std::istringstream lines(read_file(path));
@@ -69,31 +95,47 @@ std::map<std::string, std::string> read_settings(const std::string& path) {
   return settings;
 }
 
-// Hostile bytes made safe to print and store: see the top of the file.
-std::string safe(const std::string& text, std::size_t limit, bool one_line) {
-  std::string out;
-  char escape[16];
-  for (std::size_t i = 0; i < text.size() && out.size() < limit;) {
+// Hostile bytes made safe to print and store: the one rule of scalebook/verdicts.py's safe_text,
+// which says why, written again here for speed (tests/unit/test_safe_text.py gives both the same
+// bytes and wants the same text). Decode UTF-8, an invalid byte as the text \xNN; on one line, runs
+// of whitespace as one space, none at either end; the unsafe characters as \xNN, \uNNNN or
+// \UNNNNNNNN; cut to LIMIT characters, the last three "...".
+constexpr char32_t kUnsafe[][2] = {
+    {0x00, 0x08}, {0x0B, 0x1F}, {0x7F, 0x9F}, {0xAD, 0xAD}, {0x600, 0x605}, {0x61C, 0x61C},
+    {0x6DD, 0x6DD}, {0x70F, 0x70F}, {0x890, 0x891}, {0x8E2, 0x8E2}, {0x180E, 0x180E},
+    {0x200B, 0x200F}, {0x2028, 0x202E}, {0x2060, 0x2064}, {0x2066, 0x206F}, {0xD800, 0xDFFF},
+    {0xFEFF, 0xFEFF}, {0xFFF9, 0xFFFB}, {0xFFFE, 0xFFFF}, {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+    {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+    {0xE0020, 0xE007F}};
+constexpr char32_t kWhitespace[] = {0x09,   0x0A,   0x0B,   0x0C,   0x0D,   0x1C,   0x1D,   0x1E,
+                                    0x1F,   0x20,   0x85,   0xA0,   0x1680, 0x2000, 0x2001, 0x2002,
+                                    0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
+                                    0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
+
+bool unsafe_char(char32_t c) {
+  for (const auto& range : kUnsafe)
+    if (c >= range[0] && c <= range[1]) return true;
+  return false;
+}
+
+bool space_char(char32_t c) {
+  for (char32_t w : kWhitespace)
+    if (c == w) return true;
+  return false;
+}
+
+void append_ascii(std::u32string& out, const char* text) {
+  for (; *text; ++text) out += static_cast<char32_t>(static_cast<unsigned char>(*text));
+}
+
+// UTF-8 to code points as Python's decoder with errors="backslashreplace" reads them.
+std::u32string decode(const std::string& text) {
+  std::u32string out;
+  char escape[8];
+  for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' || c == '\t' || c == '\r') {
-      out += one_line || c == '\r' ? ' ' : static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    if (c < 0x20 || c == 0x7f) {
-      std::snprintf(escape, sizeof escape, "\\x%02x", c);
-      out += escape;
-      ++i;
-      continue;
-    }
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    // UTF-8: the sequence's length and its code point, or an invalid byte.
-    const int length = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    unsigned code = length == 4 ? c & 0x07u : length == 3 ? c & 0x0fu : c & 0x1fu;
+    const int length = c < 0x80 ? 1 : c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    char32_t code = length == 1 ? c : length == 4 ? c & 0x07u : length == 3 ? c & 0x0fu : c & 0x1fu;
     bool valid = length > 0 && i + static_cast<std::size_t>(length) <= text.size();
     for (int k = 1; valid && k < length; ++k) {
       const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
@@ -105,27 +147,99 @@ std::string safe(const std::string& text, std::size_t limit, bool one_line) {
       valid = false;
     if (!valid) {
       std::snprintf(escape, sizeof escape, "\\x%02x", c);
-      out += escape;
+      append_ascii(out, escape);
       ++i;
       continue;
     }
-    if (code <= 0x9f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) ||
-        code == 0xfffe || code == 0xffff) {
-      std::snprintf(escape, sizeof escape, "\\u%04x", code);
-      out += escape;
-    } else {
-      out.append(text, i, static_cast<std::size_t>(length));
-    }
+    out += code;
     i += static_cast<std::size_t>(length);
   }
-  if (out.size() >= limit) out += "...";
   return out;
+}
+
+// The trusted process's output, each line after "| ": no line of it can pass for one of CTest's
+// own (a "100% tests passed" printed by a check's message, say) in ctest --output-on-failure.
+std::string quoted(const std::string& text) {
+  std::string out = "| ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "| ";
+  }
+  return out;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xc0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xe0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (c & 0x3f));
+  }
+}
+
+std::string safe(const std::string& text, std::size_t limit, bool one_line) {
+  const std::u32string chars = decode(text);
+  std::u32string shown;
+  char escape[16];
+  bool pending_space = false;
+  for (char32_t c : chars) {
+    if (one_line && space_char(c)) {
+      pending_space = !shown.empty();
+      continue;
+    }
+    if (pending_space) shown += U' ';
+    pending_space = false;
+    if (unsafe_char(c)) {
+      const unsigned code = static_cast<unsigned>(c);
+      std::snprintf(escape, sizeof escape, code < 0x100 ? "\\x%02x" : code <= 0xffff ? "\\u%04x" : "\\U%08x", code);
+      append_ascii(shown, escape);
+    } else {
+      shown += c;
+    }
+  }
+  if (shown.size() > limit) {
+    shown.resize(limit >= 3 ? limit - 3 : 0);
+    shown += U"...";
+  }
+  std::string out;
+  for (char32_t c : shown) append_utf8(out, c);
+  return out;
+}
+
+// The text rule for its test (tests/unit/test_safe_text.py): many texts through one process.
+int safe_records() {
+  std::ostringstream input;
+  input << std::cin.rdbuf();
+  const std::string all = input.str();
+  std::size_t at = 0;
+  while (at < all.size()) {
+    const std::size_t newline = all.find('\n', at);
+    if (newline == std::string::npos) return 2;
+    std::istringstream header(all.substr(at, newline - at));
+    std::size_t limit = 0, length = 0;
+    int one_line = 0;
+    if (!(header >> limit >> one_line >> length) || newline + 1 + length > all.size()) return 2;
+    const std::string text = safe(all.substr(newline + 1, length), limit, one_line == 1);
+    std::printf("%zu\n", text.size());
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    at = newline + 1 + length;
+  }
+  return 0;
 }
 
 // --- the submission's budget: seconds its checks spent in this ctest run ----------------------
 
 double add_to_ledger(const std::string& ledger, const char* what, double seconds) {
-  const int fd = open((ledger + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  const int fd = open((ledger + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) flock(fd, LOCK_EX);
   std::map<std::string, double> spent;
   std::istringstream lines(read_file(ledger));
@@ -138,7 +252,7 @@ double add_to_ledger(const std::string& ledger, const char* what, double seconds
   return spent[what];
 }
 
-// --- the box's cgroups, as root (see tools/scalebook/sandbox.py) ------------------------------
+// --- the box's cgroups, as root (see grading/sandbox.py) ------------------------------
 
 struct Cgroups {
   std::vector<std::string> groups;
@@ -216,7 +330,7 @@ struct Verdict {
 
 int finish(const std::string& submission, const std::string& key, const std::string& code, const Verdict& verdict,
            const std::string& output) {
-  mkdir((submission + "/results").c_str(), 0755);
+  mkdir((submission + "/results").c_str(), 0700);
   write_file(submission + "/results/" + key + ".tsv", code + "\t" + verdict.status + "\t" + verdict.message + "\n");
   // A message that names its status already ("timed_out: call wall") is printed as it is.
   if (verdict.message.rfind(verdict.status + ":", 0) == 0) std::printf("%s\n", verdict.message.c_str());
@@ -246,23 +360,28 @@ Verdict from_transport(const std::string& code, const std::string& message) {
 }
 
 // One run of a trusted checks process: FILTER picks the checks ("" for all of the binary's), RUN is
-// its own folder (results.tsv, output.log), WALL its wall-clock limit (stopped a little later).
+// its own folder (results.tsv, output.log, charged), LIMIT the charged seconds it may spend (what
+// is left of the submission's budget). The trusted process keeps every time limit itself, in
+// charged time (lib/remote/client.cpp: wall clock less a busy machine's waits and the calls' CPU),
+// and says what its checks were charged; this step stops it only if it outlasts ten times LIMIT
+// and a minute in wall clock (a fault of the trusted side: it has no blocking wait of its own).
 struct TrustedRun {
-  bool stopped = false;   // past its wall-clock limit
+  bool stopped = false;   // stopped by this step
   int status = 0;         // waitpid's
-  double seconds = 0;
+  double seconds = 0;     // wall clock
+  double charged = 0;     // what its checks were charged (or LIMIT, when it was stopped)
   std::string results;    // the results file's text
   std::string output;     // its output, made safe
 };
 
 TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const std::string& build,
-                       const std::string& run, const std::string& binary, const std::string& filter, double wall,
-                       double deadline) {
+                       const std::string& run, const std::string& binary, const std::string& filter, double limit) {
   const double check_seconds = std::stod(settings.at("check_seconds"));
-  const double grace = 2.0;
-  mkdir(run.c_str(), 0755);
-  const std::string results = run + "/results.tsv", log = run + "/output.log";
+  const double wall = 10 * limit + 60;
+  mkdir(run.c_str(), 0700);
+  const std::string results = run + "/results.tsv", log = run + "/output.log", charged = run + "/charged";
   std::remove(results.c_str());
+  std::remove(charged.c_str());
   Cgroups cgroups;
   cgroups.make(settings);
   for (const auto& group : cgroups.groups) {
@@ -279,7 +398,8 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
                                   "SCALEBOOK_CALL_TIMEOUT=" + settings.at("call_seconds"),
                                   "SCALEBOOK_CALL_CPU=" + settings.at("call_cpu_seconds"),
                                   "SCALEBOOK_CHECK_WALL=" + settings.at("check_seconds"),
-                                  "SCALEBOOK_SUBMISSION_DEADLINE=" + std::to_string(deadline)};
+                                  "SCALEBOOK_SUBMISSION_LEFT=" + std::to_string(limit),
+                                  "SCALEBOOK_CHARGED_FILE=" + charged};
   std::vector<char*> envp, argv;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -288,8 +408,9 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   for (std::string* a : {&binary_copy, &no_colors, &no_version, &results_copy}) argv.push_back(a->data());
   if (!filter.empty()) argv.push_back(filter_copy.data());
   argv.push_back(nullptr);
-  // The process's CPU time: the check's limit, or the whole run's for a chapter's batch.
-  const double cpu_seconds = std::max(check_seconds, wall);
+  // The process's own CPU time (the workers' is theirs): the check's limit, or the whole run's
+  // for a chapter's batch.
+  const double cpu_seconds = std::max(check_seconds, limit);
 
   sigset_t child_signal, old;
   sigemptyset(&child_signal);
@@ -306,7 +427,7 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
     const rlimit cpu{static_cast<rlim_t>(cpu_seconds) + 2, static_cast<rlim_t>(cpu_seconds) + 3};
     setrlimit(RLIMIT_AS, &memory);
     setrlimit(RLIMIT_CPU, &cpu);
-    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
     const int null = open("/dev/null", O_RDONLY);
     dup2(null, 0);
     dup2(out, 1);
@@ -320,7 +441,7 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   while (true) {
     const pid_t ended = waitpid(child, &done.status, WNOHANG);
     if (ended == child) break;
-    const double left = wall + grace - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = wall - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (left <= 0) {
       kill(child, SIGKILL);
       waitpid(child, &done.status, 0);
@@ -335,9 +456,10 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   group_count = 0;
   cgroups.close_all();
   done.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  done.charged = done.stopped ? limit : std::min(done.seconds, std::max(0.0, std::atof(read_file(charged, 64).c_str())));
   std::string output = read_file(log, 1 << 20);
   if (output.size() > 20000) output = output.substr(output.size() - 20000);
-  done.output = safe(output, 4000, false);
+  done.output = quoted(safe(output, 4000, false));
   done.results = read_file(results, 8 << 20);
   return done;
 }
@@ -387,26 +509,25 @@ int batch(const std::string& submission, const std::string& chapter, const std::
     std::printf("no worker: the checks say why one by one\n");
     return 0;
   }
-  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const auto settings = read_settings(kit_dir() + "/settings.env");
   const double budget = std::stod(settings.at("submission_seconds"));
   const double spent = add_to_ledger(submission + "/ledger", "checks", 0.0);
   if (spent >= budget) return 0;
-  mkdir((submission + "/runs").c_str(), 0755);
-  const TrustedRun done = run_trusted(settings, build, run, binary, "", budget - spent,
-                                      static_cast<double>(time(nullptr)) + budget - spent);
-  add_to_ledger(submission + "/ledger", "checks", done.seconds);
-  std::printf("the chapter's checks ran together in %.2f s%s\n", done.seconds,
-              done.stopped ? " (stopped at the submission budget)" : "");
+  mkdir((submission + "/runs").c_str(), 0700);
+  const TrustedRun done = run_trusted(settings, build, run, binary, "", budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.charged);
+  std::printf("the chapter's checks ran together in %.2f s (charged %.2f s)%s\n", done.seconds, done.charged,
+              done.stopped ? " (stopped: it outlasted ten times the submission's budget)" : "");
   return 0;
 }
 
 int check(const std::string& submission, const std::string& chapter, const std::string& key,
           const std::string& name, const std::string& exercise, const std::string& binary) {
-  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const auto settings = read_settings(kit_dir() + "/settings.env");
   const std::string results_dir = submission + "/results";
   std::remove((results_dir + "/" + key + ".tsv").c_str());
   const std::string build = submission + "/build/" + chapter;
-  // The exercise's compile verdict (tools/grade_step.py): "compiled" or "STATUS<TAB>safe message".
+  // The exercise's compile verdict (grading/step.py): "compiled" or "STATUS<TAB>safe message".
   const std::string built = read_file(build + "/" + exercise + ".status");
   if (built.empty()) return finish(submission, key, "", {"not_run", "not run: the chapter was not built"}, "");
   if (built.rfind("compiled", 0) != 0) {
@@ -433,21 +554,20 @@ int check(const std::string& submission, const std::string& chapter, const std::
                   "");
   }
   // The trusted process stops a check at these limits itself and names them (worker_timed_out:);
-  // this step stops it a little later, should it not.
-  const double wall = std::min(check_seconds, budget - spent);
-  const std::string limit_name = wall < check_seconds ? "submission budget" : "check wall";
-  mkdir((submission + "/runs").c_str(), 0755);
+  // this step stops it, should it not, far later (see run_trusted).
+  const double limit = std::min(check_seconds, budget - spent);
+  const std::string limit_name = limit < check_seconds ? "submission budget" : "check wall";
+  mkdir((submission + "/runs").c_str(), 0700);
   const std::string filter = [&] {
     std::string f = "--test-case=";
     for (char c : name) f += c == ',' ? std::string("\\,") : std::string(1, c);
     return f;
   }();
-  const TrustedRun done = run_trusted(settings, build, submission + "/runs/" + key, binary, filter, wall,
-                                      static_cast<double>(time(nullptr)) + budget - spent);
-  add_to_ledger(submission + "/ledger", "checks", done.seconds);
+  const TrustedRun done = run_trusted(settings, build, submission + "/runs/" + key, binary, filter, budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.charged);
   if (done.stopped) {
     char text[64];
-    std::snprintf(text, sizeof text, "%g", wall);
+    std::snprintf(text, sizeof text, "%g", limit);
     return finish(submission, key, "", {"timed_out", "timed_out: " + limit_name + " (" + text + " s): the check was stopped"},
                   done.output);
   }
@@ -480,7 +600,8 @@ int main(int argc, char** argv) {
   }
   if (what == "check" && argc == 8) return check(argv[2], argv[3], argv[4], argv[5], argv[6], argv[7]);
   if (what == "batch" && argc == 5) return batch(argv[2], argv[3], argv[4]);
+  if (what == "safe" && argc == 2) return safe_records();
   std::fprintf(stderr, "usage: grade_check start SUBMISSION | batch SUBMISSION CHAPTER BINARY |\n"
-                       "                   check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY\n");
+                       "                   check SUBMISSION CHAPTER KEY NAME EXERCISE BINARY | safe\n");
   return 2;
 }

@@ -1,4 +1,4 @@
-// Sorting for the class page's tables (tools/scalebook/pages.py inlines it; the page's only script).
+// Sorting for the class page's tables (tools/scalebook/grading/pages.py inlines it; the page's only script).
 // A header's button sorts its column: numbers by the cell's data-value, text by the cell's text;
 // a second click reverses. It reads text and attributes, never markup, and writes none.
 (function () {

@@ -1,0 +1,48 @@
+"""./workbook gradescope-autograder OUT.zip [--chapters LIST] [limits]: Gradescope's autograder zip.
+
+Write the zip Gradescope's programming assignments take: setup.sh (the Debian packages from apt,
+the grading kit built into the image), run_autograder (this same grader on /autograder/submission,
+its Gradescope export as /autograder/results/results.json) and the part of this tree grading reads,
+without the solutions. The steps are in grading/autograder.py.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..course import UsageError, all_chapters, resolve_chapter
+from ..grading.autograder import write_zip
+from ..config import Settings
+from ..loop.setup import instructors_only
+
+
+def main(argv: list[str]) -> int:
+    from .grade import LIMIT_OPTIONS
+    instructors_only("gradescope-autograder")
+    parser = argparse.ArgumentParser(prog="./workbook gradescope-autograder",
+                                     description=" ".join(__doc__.splitlines()[2:6]))
+    parser.add_argument("zip", type=Path, metavar="OUT.zip")
+    parser.add_argument("--chapters", metavar="LIST", help="the chapters the assignment grades, e.g. 3,4 (default: all)")
+    defaults = Settings()
+    group = parser.add_argument_group("time limits and budgets, as ./workbook grade takes them")
+    for option, field, what in LIMIT_OPTIONS:
+        group.add_argument(option, type=int, default=getattr(defaults, field), metavar="S", dest=field,
+                           help=f"{what} (default {getattr(defaults, field)})")
+    args = parser.parse_args(argv)
+    chapters = all_chapters()
+    if args.chapters:
+        try:
+            chapters = [resolve_chapter(c.strip()) for c in args.chapters.split(",")]
+        except UsageError as error:
+            parser.error(str(error))
+    if args.zip.suffix != ".zip":
+        parser.error(f"{args.zip}: the autograder is a .zip file")
+    limits = {field: getattr(args, field) for _, field, _ in LIMIT_OPTIONS}
+    if min(limits.values()) < 1:
+        parser.error("every time limit must be at least 1")
+    args.zip.resolve().parent.mkdir(parents=True, exist_ok=True)
+    config = write_zip(args.zip.resolve(), chapters, limits)
+    print(f"{args.zip}: Gradescope autograder for chapters {', '.join(c.folder for c in chapters)} "
+          f"(this tree at {config['commit']}). Upload it on the assignment's Configure Autograder page, "
+          "with a base image whose CMake is 3.25 or newer (setup.sh stops with that message otherwise).")
+    return 0

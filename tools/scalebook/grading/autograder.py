@@ -1,0 +1,196 @@
+"""Gradescope's autograder: the zip `./workbook gradescope-autograder` writes, and what runs inside it.
+
+The zip (Gradescope unpacks it into /autograder/source) holds setup.sh and run_autograder at its root,
+autograder.json (the chapters graded, the limits, this tree's commit), COMMIT, and what grading
+reads of this tree: the build (CMakeLists.txt, cmake/), lib/, the chapters (contracts, checks,
+hints, points; not the bug zoo), the stubs (exercises/) and the tools (tools/workbook.py,
+tools/scalebook/). Not the solutions: the kit is configured with the stubs as its track when there
+are none (grading/kit.py), so no answer sits on a machine that runs students' code. Nor the book,
+the data, the maintainers' tools or tests. The zip is deterministic: the same tree and options
+give the same bytes (entries sorted, one date, modes 0644 or 0755).
+
+setup.sh (once, as root, when Gradescope builds the image) installs the Debian packages grading
+checks for (loop/packages.py's list, from apt), refuses a CMake older than the build needs (Ubuntu
+22.04's 3.22), and grades the stubs once: that builds the kit and the precompiled header into the
+image, and stops the build, with bubblewrap's own words, on an image where the sandbox cannot be
+made (grading never runs without it). run_autograder (for each submission, in /autograder) takes
+the submission's exercise files (a copy of the workbook, its exercises/ folder, or the files alone),
+grades them with `./workbook grade --export gradescope`, this same grader, and copies the result to
+/autograder/results/results.json.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from ..config import ROOT, packages_for
+from ..course import Chapter, all_chapters
+
+from .intake import SOURCE_LIMIT
+
+HOME = Path("/autograder")
+CONFIG = "autograder.json"
+SHIPPED = ("CMakeLists.txt", "workbook", "cmake/", "lib/", "chapters/", "exercises/", "tools/workbook.py",
+           "tools/scalebook/")
+LEFT_OUT = re.compile(r"(^|/)(bugzoo|__pycache__)/|\.pyc$")
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)      # the earliest date a zip can hold: every entry's
+CMAKE_NEEDED = "3.25"                 # CMakeLists.txt's cmake_minimum_required
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image (written by
+# ./workbook gradescope-autograder; grading/autograder.py says what each step is for).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends {packages}
+found=$(cmake --version | sed -n 's/^cmake version \\([0-9.]*\\).*/\\1/p')
+if [ "$(printf '%s\\n' {needed} "$found" | sort -V | head -n 1)" != {needed} ]; then
+  echo "setup.sh: this image's CMake is $found; scalebook's build needs {needed} or newer." >&2
+  echo "Choose a newer base image in Gradescope's autograder settings (Ubuntu 22.04 has 3.22)." >&2
+  exit 1
+fi
+cd /autograder/source/tools
+exec /usr/bin/python3 -m scalebook.grading.autograder --prepare
+"""
+
+RUN = """#!/bin/sh
+# Gradescope runs this for each submission, in /autograder: this workbook's grader on
+# /autograder/submission, its Gradescope export copied to /autograder/results/results.json.
+cd /autograder/source/tools && exec /usr/bin/python3 -m scalebook.grading.autograder --run
+"""
+
+
+def shipped_files(root: Path = ROOT) -> list[str]:
+    """The tree's files the zip holds: those under SHIPPED that git tracks or would (not ignored), as they
+    are in the work tree."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=root,
+                            capture_output=True)
+    if listed.returncode != 0:
+        raise RuntimeError("gradescope-autograder reads the instructor's tree from git: run it in a git checkout")
+    names = [n for n in listed.stdout.decode().split("\0") if n]
+    return sorted(n for n in names if n.startswith(SHIPPED) and not LEFT_OUT.search(n) and (root / n).is_file())
+
+
+def tree_commit(root: Path = ROOT) -> str:
+    """The tree's commit, and "+changes" when its tracked files differ from it (the zip holds the work tree)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], cwd=root).returncode != 0
+    return (head.stdout.strip() or "unknown") + ("+changes" if dirty else "")
+
+
+def entry(name: str, executable: bool) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+    info.create_system = 3  # unix: the mode below is read
+    info.external_attr = ((0o100755 if executable else 0o100644) & 0xFFFF) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def write_zip(target: Path, chapters: list[Chapter], limits: dict[str, int], root: Path = ROOT) -> dict:
+    """Writes the autograder zip at TARGET; returns its config: the chapters, LIMITS (grade's limit
+    options, by Settings field), this tree's commit."""
+    config = {"chapters": [c.folder for c in chapters], "limits": dict(limits), "commit": tree_commit(root)}
+    members = {"setup.sh": (SETUP.format(packages=" ".join(packages_for("grade")), needed=CMAKE_NEEDED).encode(), True),
+               "run_autograder": (RUN.encode(), True),
+               CONFIG: ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), False),
+               "COMMIT": ((config["commit"] + "\n").encode(), False)}
+    for name in shipped_files(root):
+        mode = (root / name).stat().st_mode
+        members[name] = ((root / name).read_bytes(), bool(mode & stat.S_IXUSR))
+    temporary = target.with_name(target.name + ".part")
+    with zipfile.ZipFile(temporary, "w") as archive:
+        for name in sorted(members):
+            data, executable = members[name]
+            archive.writestr(entry(name, executable), data, compresslevel=9)
+    temporary.replace(target)
+    return config
+
+
+# --- inside Gradescope's image ---------------------------------------------------------------------------
+def grade_command(config: dict, out: Path, submission: Path, export: bool) -> list[str]:
+    """./workbook grade as the zip's config says: its chapters and limits, one submission at a time."""
+    from ..commands.grade import LIMIT_OPTIONS
+    command = [sys.executable, str(ROOT / "tools" / "workbook.py"), "grade", "--out", str(out), "--jobs", "1",
+               "--chapters", ",".join(config["chapters"])]
+    for option, field, _ in LIMIT_OPTIONS:
+        if field in config["limits"]:
+            command += [option, str(config["limits"][field])]
+    return command + (["--export", "gradescope"] if export else []) + [str(submission)]
+
+
+def stage(submission: Path, into: Path, chapters: list[Chapter]) -> list[str]:
+    """The submission's exercise files under INTO/exercises/NN-topic/: found where a copy of the
+    workbook has them (exercises/NN-topic/FILE), in a chapter folder (NN-topic/FILE) or alone
+    (FILE, when its name is one exercise's); regular files of at most SOURCE_LIMIT bytes (grading's
+    intake checks them again). Returns what was found where."""
+    shutil.rmtree(into, ignore_errors=True)
+    found = []
+    for chapter in chapters:
+        for source in chapter.sources:
+            for place in (submission / "exercises" / chapter.folder / source, submission / chapter.folder / source,
+                          submission / source):
+                try:
+                    info = os.lstat(place)
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode) and info.st_size <= SOURCE_LIMIT:
+                    target = into / "exercises" / chapter.folder / source
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(place, target, follow_symlinks=False)
+                    found.append(f"{chapter.folder}/{source} from {place.relative_to(submission)}")
+                break
+    (into / "exercises").mkdir(parents=True, exist_ok=True)
+    return found
+
+
+def prepare() -> int:
+    """setup.sh's last step: grade the stubs once (builds the kit into the image; fails where the
+    sandbox cannot be made)."""
+    config = json.loads((ROOT / CONFIG).read_text())
+    out = Path("/tmp/scalebook-autograder-prepare")
+    shutil.rmtree(out, ignore_errors=True)
+    result = subprocess.run(grade_command(config, out / "grades", ROOT / "exercises", export=False))
+    shutil.rmtree(out, ignore_errors=True)
+    if result.returncode != 0:
+        print("setup.sh: grading the stubs failed (above): this image cannot grade", file=sys.stderr)
+    return result.returncode
+
+
+def run(home: Path = HOME) -> int:
+    """run_autograder: grade /autograder/submission into /autograder/results/results.json."""
+    config = json.loads((ROOT / CONFIG).read_text())
+    chapters = [c for c in all_chapters() if c.folder in config["chapters"]]
+    work = home / "work"
+    staged = work / "submission"
+    found = stage(home / "submission", staged, chapters)
+    print(f"run_autograder: {len(found)} exercise files: " + "; ".join(found), flush=True)
+    grades = work / "grades"
+    result = subprocess.run(grade_command(config, grades, staged, export=True))
+    produced = grades / "exports" / "gradescope" / staged.name / "results.json"
+    if result.returncode != 0 or not produced.is_file():
+        print(f"run_autograder: grading failed (exit status {result.returncode}); no results.json", file=sys.stderr)
+        return 1
+    (home / "results").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(produced, home / "results" / "results.json")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--prepare"]:
+        return prepare()
+    if argv == ["--run"]:
+        return run()
+    print("usage: python3 -m scalebook.grading.autograder --prepare|--run (setup.sh and run_autograder call it)",
+          file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

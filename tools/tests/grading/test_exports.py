@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""The four LMS exports against their formats' documented fields (lms_formats.py), on a hostile class.
+
+Made-up reports (no grading: a second): a student whose messages hold a spreadsheet formula, HTML,
+terminal escapes and a bidirectional override, a refused submission, a check whose visibility says
+hidden, a roster whose names start with formula characters, a student with no report and a report
+with no student. Each export must follow its format, carry the scores and maxima of the reports and
+of the kit (not of whatever a report holds), and show a submission's text as text.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tempfile
+from pathlib import Path
+
+from scalebook.course import all_chapters
+from scalebook.grading.export import write_exports
+from scalebook.grading.export.common import Options
+from scalebook.grading.roster import Student
+from scalebook.verdicts import safe_text
+from tests.grading import lms_formats
+from tests.harness import expect, finish
+
+CH3, CH4 = "03-attention-scaling", "04-causal-masking"
+HOSTILE = "=HYPERLINK(\"http://evil\") <script>alert(1)</script> \x1b[31mred\u202eevil"
+
+
+def test(name: str, chapter: str, exercise: str, status: str, points: int, maximum: int = 1, **more) -> dict:
+    return {"name": f"{exercise} {name}", "chapter": chapter, "exercise": exercise, "status": status, "points": points,
+            "max_points": maximum, "message": "" if status == "passed" else safe_text(HOSTILE), "file": "x.cpp", **more}
+
+
+def report(name: str, tests: list[dict], **more) -> dict:
+    return {"submission": name, "score": sum(t["points"] for t in tests), "max_score": sum(t["max_points"] for t in tests),
+            "seconds": 3.5, "date": "2025-03-02T10:00:00+00:00", "commit": "abc1234", "refused_files": [], "tests": tests,
+            **more}
+
+
+def make_class() -> tuple[list[dict], list[Student], dict[str, int]]:
+    alice = report("alice", [test("a", CH3, "3.1", "passed", 1), test("b <i>x</i>", CH3, "3.1", "failed", 0),
+                             test("c", CH3, "3.2", "passed", 2, 2), test("d", CH4, "4.1", "failed", 0, hint="<b>hint</b>"),
+                             test("e", CH4, "4.1", "passed", 1, visibility="hidden")],
+                    collected={"commit": "f" * 40, "commit_date": "2025-03-01T20:00:00+00:00",
+                               "collected_at": "2025-03-02T00:05:00+00:00", "later_count": 2})
+    bob = report("bob", [test("a", CH3, "3.1", "compile_error", 0, line=3, source_line="int x = ;")])
+    refused = {**report("carol", []), "refused": "refused: not a folder (symlinks are refused)", "max_score": 9}
+    stray = report("zed", [test("a", CH3, "3.1", "passed", 1)])
+    students = [Student(2, "alice", "=cmd|' /C calc'!A0", "alice@uni.example", "a.git", None, "-2+3", "@alice", "101"),
+                Student(3, "bob", "+Bob", "bob@uni.example", "b.git", None),
+                Student(4, "carol", "Carol", "carol@uni.example", "c.git", None),
+                Student(5, "dave", "Dave", "dave@uni.example", "d.git", None)]
+    maxima = {CH3: 6, CH4: 3}  # the kit's: more than any report holds
+    return [alice, bob, refused, stray], students, maxima
+
+
+def main() -> int:
+    chapters = [c for c in all_chapters() if c.folder in (CH3, CH4)]
+    reports, students, maxima = make_class()
+    with tempfile.TemporaryDirectory(prefix="scalebook-exports-") as temp:
+        out = Path(temp)
+        total = Options(chapters, maxima, students, "Attention", ("87568490",), False, "email")
+        said = write_exports(reports, out, ["gradescope", "prairielearn", "canvas", "moodle"], total)
+        expect(any("zed" in line and "left out" in line for line in said),
+               f"a report no roster student has is named as left out of the gradebooks: {said}")
+        gradescope_checks(out / "exports" / "gradescope")
+        prairielearn_checks(out / "exports" / "prairielearn")
+        canvas_checks((out / "exports" / "canvas.csv").read_text(encoding="utf-8"), with_ids=True, per_chapter=False)
+        moodle_checks((out / "exports" / "moodle.csv").read_text(encoding="utf-8"), "Email address", per_chapter=False)
+        per = Options(chapters, maxima, students, "Attention", ("111", "222"), True, "idnumber")
+        write_exports(reports, out / "per", ["canvas", "moodle"], per)
+        canvas_checks((out / "per" / "exports" / "canvas.csv").read_text(encoding="utf-8"), with_ids=True, per_chapter=True)
+        moodle_checks((out / "per" / "exports" / "moodle.csv").read_text(encoding="utf-8"), "ID number", per_chapter=True)
+        options_checks(out)
+    return finish("every export follows its format")
+
+
+def options_checks(out: Path) -> None:
+    """./workbook grade refuses, before grading anything, an export it could not write."""
+    import contextlib
+    from scalebook.commands.grade import parse_arguments
+    roster = out / "roster.csv"
+    roster.write_text("id,name,email,repository\nalice,Alice,alice@uni.example,a.git\n")
+    for argv, words in [(["--export", "canvas"], "needs --roster"), (["--export", "gradescope,pdf"], "unknown format pdf"),
+                        (["--export", "canvas", "--roster", str(roster), "--chapters", "3,4", "--per-chapter",
+                          "--assignment-id", "111"], "1 ids for 2 columns")]:
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(said):
+                parse_arguments([*argv, str(out / "alice")])
+            refused = False
+        except SystemExit:
+            refused = True
+        expect(refused and words in said.getvalue(), f"grade {' '.join(argv[:2])}...: refused, saying '{words}'")
+
+
+def gradescope_checks(folder: Path) -> None:
+    alice = json.loads((folder / "alice" / "results.json").read_text())
+    problems = lms_formats.validate_gradescope(alice)
+    expect(not problems, f"Gradescope: alice's results.json follows the format {problems[:3]}")
+    expect(alice["score"] == 4.0 and sum(t["score"] for t in alice["tests"]) == 4.0,
+           f"Gradescope: the score is the report's and the tests' sum ({alice['score']})")
+    expect([t["number"] for t in alice["tests"]] == ["3.1.1", "3.1.2", "3.2.1", "4.1.1", "4.1.2"],
+           "Gradescope: tests are numbered exercise.check, in order")
+    expect(all(alice.get(k) == "text" for k in ("output_format", "test_output_format", "test_name_format")),
+           "Gradescope: output, test output and test names are declared plain text (no HTML or Markdown rendering)")
+    failed = alice["tests"][1]
+    expect(failed["status"] == "failed" and failed["score"] == 0 and "\\x1b" in failed["output"]
+           and "\x1b" not in failed["output"] and "\\u202e" in failed["output"],
+           f"Gradescope: a failed check's output is the message as safe text: {failed['output'][:90]!r}")
+    hinted = alice["tests"][3]
+    expect("Hint: <b>hint</b>" in hinted["output"], "Gradescope: a failed check's output carries the exercise's hint")
+    hidden = alice["tests"][4]
+    expect(hidden["visibility"] == "hidden" and "output" not in hidden and hidden["score"] == 1.0,
+           "Gradescope: a check whose report says hidden is hidden, scored, and its output not written")
+    expect("f" * 12 in alice["output"] and "2 later commit" in alice["output"],
+           "Gradescope: the output names the collected commit and the later commits")
+    bob = json.loads((folder / "bob" / "results.json").read_text())
+    expect("x.cpp:3: int x = ;" in bob["tests"][0]["output"], "Gradescope: a compile error shows the file, line and code")
+    carol = json.loads((folder / "carol" / "results.json").read_text())
+    expect(not lms_formats.validate_gradescope(carol) and carol["score"] == 0.0 and "symlinks are refused" in carol["output"],
+           "Gradescope: a refused submission scores 0 and says why")
+
+
+def prairielearn_checks(folder: Path) -> None:
+    text = (folder / "alice" / "results.json").read_text()
+    problems = lms_formats.validate_prairielearn(text)
+    expect(not problems, f"PrairieLearn: alice's results.json follows the format {problems[:3]}")
+    alice = json.loads(text)
+    expect(alice["gradable"] is True and abs(alice["score"] - 4 / 6) < 1e-12,
+           f"PrairieLearn: score is points over the maximum, in [0, 1] ({alice['score']})")
+    expect(all("points" in t and "max_points" in t for t in alice["tests"]), "PrairieLearn: every test has points and max_points")
+    expect("output" not in alice["tests"][4] and HOSTILE not in text,
+           "PrairieLearn: a hidden check's output is not written, and no raw hostile text is")
+    carol_text = (folder / "carol" / "results.json").read_text()
+    carol = json.loads(carol_text)
+    expect(not lms_formats.validate_prairielearn(carol_text) and carol["gradable"] is False and carol["format_errors"],
+           "PrairieLearn: a refused submission is not gradable (no attempt charged) and says why in format_errors")
+
+
+def canvas_checks(text: str, with_ids: bool, per_chapter: bool) -> None:
+    what = "per chapter" if per_chapter else "total"
+    problems = lms_formats.validate_canvas(text, 2 if per_chapter else 1, with_ids)
+    expect(not problems, f"Canvas ({what}): follows the gradebook format {problems[:3]}")
+    rows = list(csv.reader(io.StringIO(text)))
+    header, possible, body = rows[0], rows[1], rows[2:]
+    if per_chapter:
+        expect(header[5:] == [f"Attention {CH3} (111)", f"Attention {CH4} (222)"] and possible[5:] == ["6", "3"],
+               f"Canvas (per chapter): a column per chapter with its id, the kit's maxima: {header[5:]} {possible[5:]}")
+        expect(body[0][5:] == ["3", "1"], f"Canvas (per chapter): alice's chapter points {body[0][5:]}")
+    else:
+        expect(header[5:] == ["Attention (87568490)"] and possible[5:] == ["9"],
+               f"Canvas: one column 'NAME (ID)', points possible the kit's total: {header[5:]} {possible[5:]}")
+        expect(body[0][5:] == ["4"], f"Canvas: alice's total {body[0][5:]}")
+    expect([r[2] for r in body] == ["alice", "bob", "carol", "dave"],
+           "Canvas: one row per roster student, in roster order, the id as SIS User ID (no stray report)")
+    expect(body[0][:5] == ["'=cmd|' /C calc'!A0", "101", "alice", "'@alice", "'-2+3"],
+           f"Canvas: the roster's cells joined, formula-like ones made text: {body[0][:5]}")
+    expect(body[2][5] == "" and body[3][5] == "",
+           "Canvas: a refused submission and a student with no report leave the cell empty (no zero written)")
+
+
+def moodle_checks(text: str, key: str, per_chapter: bool) -> None:
+    columns = 2 if per_chapter else 1
+    problems = lms_formats.validate_moodle(text, columns)
+    expect(not problems, f"Moodle ({key}): follows the import format {problems[:3]}")
+    rows = list(csv.reader(io.StringIO(text)))
+    expect(rows[0][0] == key and [r[0] for r in rows[1:]] == (
+        ["alice@uni.example", "bob@uni.example", "carol@uni.example", "dave@uni.example"] if key == "Email address"
+        else ["alice", "bob", "carol", "dave"]), f"Moodle: keyed by {key}, one row per roster student")
+    alice = rows[1]
+    expect(alice[1] == ("3" if per_chapter else "4"), f"Moodle: alice's grade {alice[1]}")
+    said = " | ".join(alice[2::2])
+    expect("3.1 b &lt;i&gt;x&lt;/i&gt; (failed)" in alice[2] and "4.1 d (failed)" in said and "4.1 e" not in said,
+           f"Moodle: feedback names the checks not passed, markup as entities, no hidden check: {said[:150]!r}")
+    expect(rows[3][1] == "" and "not graded" in rows[3][2] and rows[4][1] == "" and "no submission" in rows[4][2],
+           "Moodle: no grade ('' is Moodle's no grade) for a refused submission or none, with feedback saying why")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
