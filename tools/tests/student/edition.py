@@ -8,19 +8,26 @@ import re
 import subprocess
 from pathlib import Path
 
+from scalebook.course import all_chapters
 from scalebook.loop.errata import FENCE, INSTRUCTIONS
+from scalebook.release import readme, write_files
 from tests.harness import ROOT
+from workbook import COMMANDS, STUDENT as FOR_STUDENTS
 
 STUDENT = "nobody"          # when the tests run as root: the student is uid 65534
 CHAPTER = "01-feature-scaling"
 SENTENCE_MARK = "(corrected in an erratum)"
 CHECK_MARK = "per the erratum"
 RENAMED = ("const Scaling& scaling)", "const Scaling& fitted)")  # 1.2's stub, before and after the fix
+# The ./workbook commands the edition refuses (an instructor's: "not part of the student edition") or
+# lacks (a maintainer's, whose tools/maintainer/ it leaves out): every command of tools/workbook.py's
+# table that is not for students, as the table decides it.
+REFUSED = sorted(name for name, entry in COMMANDS.items() if entry[1] != FOR_STUDENTS)
 # What no file of the edition outside tools/ may name: the folder it lacks, the build and presets of
 # the reference, and the commands it refuses (tools/ is the ./workbook command itself, which names
 # them in order to refuse them).
-MISSING = re.compile(r"solutions/|\./workbook\s+(?:grade|test|release|mutate|time)\b|--reference\b|"
-                     r"build/reference\b|--preset[ =]reference\b")
+MISSING = re.compile(r"solutions/|\./workbook\s+(?:" + "|".join(map(re.escape, REFUSED)) + r")(?![\w-])|"
+                     r"--reference\b|build/reference\b|--preset[ =]reference\b")
 
 
 class Student:
@@ -120,6 +127,19 @@ def missing_named(tree: Path) -> list[str]:
             if MISSING.search(line):
                 found.append(f"{name}:{number}: {line.strip()[:160]}")
     return found
+
+
+def edition_files(tree: Path, scratch: Path) -> None:
+    """Into TREE, the files release writes into a new edition (scalebook/release.py's write_files
+    and readme), without a build: what it leaves out left out, the pages without their instructor
+    sections, the student presets, the stubs as shipped, an EDITION file; no lesson output (SCRATCH
+    holds the reference's empty folders for it) and a stand-in for what a build prints in the README."""
+    chapters = all_chapters()
+    reference = scratch / "reference"
+    for chapter in chapters:
+        (reference / "docs" / "generated" / chapter.folder).mkdir(parents=True, exist_ok=True)
+    write_files(tree, chapters, reference, {})
+    (tree / "README.md").write_text(readme(chapters, "(what ./workbook check 1 prints: not built here)", {}))
 
 
 def first_erratum(tree: Path) -> list[str]:

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """`./workbook update` takes the instructor's fixes without losing a line of the student's work.
 
-No build: an edition's files (this tree's, without what release leaves out, and an EDITION file)
-in a git repository of the instructor's; the student, not root (uid 65534 when this runs as root),
-clones it as the student README says. Before the first fix the student has solved 1.1 and
+No build: the files release writes into an edition (edition.edition_files: release's own
+write_files, without the lessons' output) in a git repository of the instructor's; the student,
+not root (uid 65534 when this runs as root), clones it as the student README says. Before the first fix the student has solved 1.1 and
 committed it, solved 1.3 without committing, and is half way through 1.2, not committed either.
 The fix changes a sentence of chapter 1's page, a check of 1.2, the instructions of 1.1 and 1.3,
 and the code of 1.2's stub (a parameter renamed), the very file being edited. A plain `git pull`
@@ -24,29 +24,21 @@ instructor's tree, update refuses.
 from __future__ import annotations
 
 import os
-import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from scalebook.loop import errata
-from scalebook.release import EDITION_NOTE, LEFT_OUT
-from tests.harness import ROOT, WORKBOOK, expect, finish
+from tests.harness import WORKBOOK, expect, finish
 from tests.student.edition import (CHAPTER, RENAMED, Student, above_fence, below_fence, commit, differing,
-                                   first_erratum, solved)
+                                   edition_files, first_erratum, solved)
 
 
 def edition(base: Path) -> Path:
-    """This tree's files as an edition has them (what release leaves out left out), committed."""
+    """The files release writes into a new edition (without a build), committed."""
     tree = base / "edition"
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        if (ROOT / name).exists() and not any(re.search(pattern, name) for pattern in LEFT_OUT):
-            (tree / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, tree / name)
-    (tree / "EDITION").write_text(EDITION_NOTE)
+    edition_files(tree, base)
     commit(tree, "The student edition")
     return tree
 
