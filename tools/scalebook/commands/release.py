@@ -144,7 +144,7 @@ def push_lines(target: Path, branch: str) -> list[str]:
     anyone else, trust it with safe.directory."""
     remote = git("config", f"branch.{branch}.remote", cwd=target, check=False).strip() or "origin"
     folder = remote_folder(target, remote)
-    plain = [f"git -C {quote(str(target))} push"]
+    plain = [f"git -C {quote(str(target))} push {quote(remote)} {branch}"]  # with or without an upstream
     if folder is None or not folder.exists() or folder.stat().st_uid == os.geteuid():
         return plain
     try:
