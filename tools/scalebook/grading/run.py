@@ -35,8 +35,9 @@ def pages_module():
 
 
 def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
-                feedback_for: list[dict]) -> None:
-    """DIR/students/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class."""
+                feedback_for: list[dict], analysis: dict | None = None) -> None:
+    """DIR/students/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class
+    (with ANALYSIS, its section on what the class got wrong)."""
     pages = pages_module()
     if pages is None:
         return
@@ -45,9 +46,28 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
         for report in feedback_for:
             if not report.get("refused"):
                 pages.write_feedback(report, reports_folder(out_dir, report["submission"]) / "feedback.html", context)
-        pages.write_class_page(reports, out_dir / "index.html", context)
+        pages.write_class_page(reports, out_dir / "index.html", context, analysis)
     except Exception as error:
         log(f"grade: the pages were not written: {safe_text(str(error))}")
+
+
+def write_analysis(plan: "Run", reports: list[dict]) -> dict | None:
+    """DIR/analysis.json and DIR/similarity.html (grading/analysis.py), once the class is graded:
+    what the class got wrong, for the instructor. A failure is said, never the run's end."""
+    if pages_module() is None:
+        return None
+    try:
+        from .analysis import analyse
+        result = analyse(plan.out_dir, reports, plan.submissions, plan.chapters, plan.references, plan.commit)
+    except Exception as error:
+        log(f"grade: the class analysis was not written: {safe_text(str(error))}")
+        return None
+    similar = result["similarity"]
+    log(f"analysed the class in {result['seconds']:.1f} s: {len(result['named_mistakes']['teach_again'])} mistake(s) "
+        f"to teach again, {len(result['shared_wrong_answers'])} shared wrong answer(s), " +
+        (f"{sum(e['pairs_above'] for e in similar['exercises'])} similar pair(s)" if not similar.get("skipped")
+         else similar["skipped"]) + f"; {plan.out_dir / 'similarity.html'}")
+    return result
 
 
 class Run:
@@ -63,10 +83,12 @@ class Run:
         self.commit = data.get("commit", "unknown")
         self.submissions: dict[str, dict] = data.get("submissions", {})
         self.refused: list[str] = data.get("refused", [])
+        self.references: list[str] = data.get("references", [])  # --similar-to: compared with the class
 
     def save(self) -> None:
         write_json(self.tree / "run.json", {"chapters": [c.folder for c in self.chapters], "commit": self.commit,
-                                            "submissions": self.submissions, "refused": self.refused})
+                                            "submissions": self.submissions, "refused": self.refused,
+                                            "references": self.references})
 
     def reports(self) -> list[dict]:
         found = []
@@ -106,7 +128,7 @@ def run_merge(out_dir: Path) -> int:
     plan = Run(out_dir)
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
-    write_pages(reports, out_dir, plan.chapters, plan.commit, [])
+    write_pages(reports, out_dir, plan.chapters, plan.commit, [], write_analysis(plan, reports))
     for line in write_requested(out_dir, reports, plan.chapters):
         log(line)
     missing = [n for n in plan.submissions if read_json(reports_folder(out_dir, n) / "report.json") is None]
@@ -176,7 +198,7 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
             write_pages(reports, out_dir, chapters, commit, [report])
             log(summary_line(report, done, len(todo)))
     write_csv(reports, out_dir / "grades.csv", chapters)
-    write_pages(reports, out_dir, chapters, commit, [] if todo else reports)
+    write_pages(reports, out_dir, chapters, commit, [] if todo else reports, write_analysis(plan, reports))
     log(f"graded {len(todo)} submissions in {time.monotonic() - started:.1f} s; {out_dir / 'grades.csv'}")
     log(f"re-run one check with: ctest --test-dir {out_dir} -R 'NAME/.*3\\.1' --output-on-failure")
     return 1 if failures else 0
