@@ -9,14 +9,14 @@
 #   figures     figures/NAME.gp -> NAME.svg, drawn by draw_figure.cmake (its `set title` names the
 #               SVG; the page's caption is its title)
 #   bench       whether the chapter has a benchmark (./workbook bench N)
-#   exercises   in order: {id "3.1", source "ex1_dot_scores.cpp" (in exercises/, solutions/ or a
+#   exercises   in order: {id "3.1", source "ex1_dot_scores.cpp" (in exercises/, the reference's or a
 #               submission; one file per exercise recompiles only that one), functions (the contract
 #               functions it defines, as in remote.def), points (what each of its checks is worth)}
 # The chapter's CMakeLists.txt calls scalebook_add_chapter() and may add targets of its own; the
 # manifest's sources are SCALEBOOK_CHAPTER_SOURCES there.
 #
 # Targets (chNN = "ch" + two-digit number):
-#   chNN_reference   the reference solution (solutions/NAME/SOURCES)
+#   chNN_reference   the reference solution (SCALEBOOK_REFERENCE_DIR/NAME/SOURCES)
 #   chNN_track       the track being checked (SCALEBOOK_TRACK_DIR/NAME/SOURCES)
 #   chNN_checks      the checks against the track; each doctest case is a CTest test labelled chNN
 #   chNN_lesson      the lesson program on the reference; its output and figures feed the docs
@@ -158,7 +158,7 @@ endfunction()
 function(_scalebook_chapter_track)
   # --- the implementation being checked ---------------------------------------------------------
   if(SCALEBOOK_STUDENT_EDITION AND track_is_reference)
-    message(FATAL_ERROR "this is the student edition of scalebook: it has no solutions/ to build")
+    message(FATAL_ERROR "this is the student edition of scalebook: it has no reference solution to build")
   endif()
   if(NOT SCALEBOOK_STUDENT_EDITION AND (NOT SCALEBOOK_GRADING OR track_is_reference))
     _scalebook_contract_library(${ch}_reference "${reference_sources}" "${chapter_dir}" ${ARG_NUMBER})
@@ -346,8 +346,8 @@ function(_scalebook_chapter_proofs)
       set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}/${mutated_file}")
       add_custom_command(OUTPUT "${mutated_source}"
                          COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
-                                 "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" "${mutated_source}"
-                         DEPENDS "${mutant}" "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${mutated_file}"
+                                 "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" "${mutated_source}"
+                         DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
                                  "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
                          COMMENT "Bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
       set(kept_objects)
@@ -486,10 +486,10 @@ function(scalebook_add_chapter)
   set(SCALEBOOK_CHAPTER_SOURCES ${CHAPTER_SOURCES} PARENT_SCOPE)
   set(ch "ch${ARG_NUMBER}")
   math(EXPR chapter_number "${ARG_NUMBER}")  # 03 -> 3: a decimal, never an octal literal
-  list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
+  list(TRANSFORM ARG_SOURCES PREPEND "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
   list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/" OUTPUT_VARIABLE stub_sources)
   set(track_dir "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}")
-  cmake_path(COMPARE "${track_dir}" EQUAL "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" track_is_reference)
+  cmake_path(COMPARE "${track_dir}" EQUAL "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" track_is_reference)
   _scalebook_chapter_track()
   _scalebook_chapter_checks()
   _scalebook_chapter_grading()

@@ -5,6 +5,7 @@ the benchmarks' figures, its README, and the checks of a scratch copy of it.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -43,6 +44,35 @@ def tracked(tree: Path) -> list[str]:
 
 def without_instructor_sections(text: str) -> str:
     return re.sub(r"\n?\\if instructor\b.*?\\endif\n?", "\n", text, flags=re.S)
+
+
+def student_presets(text: str) -> str:
+    """CMakePresets.json without the presets that build the reference solution, which the edition
+    does not have (a configure preset whose track is the reference's, or that inherits one, and the
+    build, test and workflow presets that use one): an editor lists only presets that work."""
+    data = json.loads(text)
+    configure = {preset["name"]: preset for preset in data.get("configurePresets", [])}
+
+    def reference(name: str) -> bool:
+        preset = configure.get(name, {})
+        parents = preset.get("inherits", [])
+        parents = [parents] if isinstance(parents, str) else parents
+        values = preset.get("cacheVariables", {}).values()
+        return (any(str(value).rstrip("/").endswith("/solutions") for value in values)
+                or any(reference(parent) for parent in parents))
+
+    kept = {"configure": {name for name in configure if not reference(name)}}
+    data["configurePresets"] = [p for p in data.get("configurePresets", []) if p["name"] in kept["configure"]]
+    for kind in ("build", "test"):
+        presets = [p for p in data.get(f"{kind}Presets", [])  # a hidden one may name no configure preset
+                   if p.get("configurePreset") is None or p["configurePreset"] in kept["configure"]]
+        data[f"{kind}Presets"] = presets
+        kept[kind] = {p["name"] for p in presets}
+    data["workflowPresets"] = [w for w in data.get("workflowPresets", [])
+                               if all(step["name"] in kept[step["type"]] for step in w.get("steps", []))]
+    for key in [k for k, v in data.items() if k.endswith("Presets") and not v]:
+        del data[key]
+    return json.dumps(data, indent=2) + "\n"
 
 
 def is_released_edition(target: Path) -> bool:
@@ -102,6 +132,8 @@ def write_files(target: Path, chapters: list[Chapter], reference: Path, kept: di
         copy.parent.mkdir(parents=True, exist_ok=True)
         if re.match(r"^chapters/[^/]+/lesson\.md$", name):
             copy.write_text(without_instructor_sections(source.read_text()))
+        elif name == "CMakePresets.json":
+            copy.write_text(student_presets(source.read_text()))
         else:
             shutil.copy2(source, copy)
     for chapter in chapters:

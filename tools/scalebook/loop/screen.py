@@ -11,6 +11,7 @@ from ..config import STATE
 from ..course import Chapter
 from .. import ui
 from .build import shown
+from .errata import pending_lines
 from .record import check_chapter, load_record
 from .run_checks import diagnosis, verdict_text
 from ..verdicts import MARK, WORDS as WHAT
@@ -106,4 +107,4 @@ def check_all(chapters: list[Chapter], verbose: bool, timeout: float, limit: int
             sys.stdout.write("\033[1A\r\033[K")  # the "Checking..." line goes with its result
         if verbose:
             out += report_chapter(chapter, record, detail)
-    return out + progress_lines(chapters)
+    return out + progress_lines(chapters) + pending_lines()
