@@ -25,6 +25,21 @@ if TYPE_CHECKING:
 COMPILE_FLAGS = ["-std=c++20", "-O1", "-fdiagnostics-color=never"]
 
 
+def object_key(step: Step, chapter: str, source: str) -> str:
+    """The cache key of SOURCE's object: every byte its compile can read. The box sees the kit's
+    headers, the precompiled header and the compiler (the chapter's compile fingerprint covers them,
+    the flags and the compile limits: grading/inputs.py) and the chapter's files of this submission
+    (a file may #include a sibling): their names and bytes, all of them. An object is shared only by
+    compiles that read exactly the same bytes: a classmate's identical file, or the same file in an
+    earlier grading folder (a regrade, grading/regrade.py)."""
+    hasher = hashlib.sha256(f"{step.kit['keys']['compile'][chapter]}\0{chapter}\0{source}\0".encode())
+    folder = step.submission / "src" / chapter
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        data = path.read_bytes()
+        hasher.update(f"{path.name}\0{len(data)}\0".encode() + data)
+    return hasher.hexdigest()
+
+
 def compile_one(step: Step, chapter: str, number: int, source: str, out: Path, wait: bool = True) -> dict | None:
     """Compiles SOURCE in a box (or takes the identical file's earlier result from the tree's
     object cache). Returns {status: compiled|compile_error|timed_out, message?, line?, ...}. Two
@@ -35,23 +50,22 @@ def compile_one(step: Step, chapter: str, number: int, source: str, out: Path, w
         return compile_unlocked(step, chapter, number, source, out)
     cache = step.tree / "objects"
     cache.mkdir(exist_ok=True)
-    key = hashlib.sha256(source_path.read_bytes()).hexdigest()
+    key = object_key(step, chapter, source)
     with open(cache / f"{key}.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return None
-        return compile_unlocked(step, chapter, number, source, out)
+        return compile_unlocked(step, chapter, number, source, out, key)
 
 
-def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path) -> dict:
+def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path, key: str = "") -> dict:
     settings = step.settings
     source_path = step.submission / "src" / chapter / source
     shown = f"exercises/{chapter}/{source}"
     if not source_path.exists():
         return {"status": "compile_error", "message": f"{shown}: the submission has no such file"}
     data = source_path.read_bytes()
-    key = hashlib.sha256(f"{step.kit['fingerprint']}\0{chapter}\0{source}\0".encode() + data).hexdigest()
     cache = step.tree / "objects"
     cached = read_json(cache / f"{key}.json")
     obj = out / f"{source}.o"

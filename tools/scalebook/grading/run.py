@@ -20,7 +20,8 @@ from ..files import read_json, write_json
 from ..verdicts import safe_text
 from .export import write_requested
 from .export.grades_csv import write_csv
-from .report import grade, refused_report, summary_line, write_report
+from .hidden import DEFAULT_POLICY, student_view
+from .report import grade, read_record, refused_report, summary_line, write_report
 from .supervise import CHILDREN, log
 
 
@@ -34,8 +35,10 @@ def pages_module():
 
 
 def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
-                feedback_for: list[dict]) -> None:
-    """DIR/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class."""
+                feedback_for: list[dict], policy: str = DEFAULT_POLICY) -> None:
+    """For each record of FEEDBACK_FOR, DIR/NAME/feedback.html (the student's: the hidden checks by
+    POLICY) and DIR/ctest/NAME/feedback.html (the instructor's: every check); DIR/index.html for the
+    class."""
     pages = pages_module()
     if pages is None:
         return
@@ -43,7 +46,9 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
         context = pages.make_context(ROOT, chapters, commit=commit)
         for report in feedback_for:
             if not report.get("refused"):
-                pages.write_feedback(report, out_dir / report["submission"] / "feedback.html", context)
+                pages.write_feedback(student_view(report, policy), out_dir / report["submission"] / "feedback.html",
+                                     context)
+                pages.write_feedback(report, out_dir / "ctest" / report["submission"] / "feedback.html", context)
         pages.write_class_page(reports, out_dir / "index.html", context)
     except Exception as error:
         log(f"grade: the pages were not written: {safe_text(str(error))}")
@@ -62,15 +67,23 @@ class Run:
         self.commit = data.get("commit", "unknown")
         self.submissions: dict[str, dict] = data.get("submissions", {})
         self.refused: list[str] = data.get("refused", [])
+        self.hidden_policy: str = data.get("hidden_policy", DEFAULT_POLICY)
+        self.compare: dict | None = data.get("compare")     # a regrade: the grading it is compared with
 
     def save(self) -> None:
         write_json(self.tree / "run.json", {"chapters": [c.folder for c in self.chapters], "commit": self.commit,
-                                            "submissions": self.submissions, "refused": self.refused})
+                                            "submissions": self.submissions, "refused": self.refused,
+                                            "hidden_policy": self.hidden_policy, "compare": self.compare})
+
+    def earlier(self, name: str) -> dict | None:
+        """In a regrade, NAME's record in the grading compared with (its verdicts may be reused)."""
+        return read_record(Path(self.compare["dir"]), name) if self.compare else None
 
     def reports(self) -> list[dict]:
+        """The records written (DIR/ctest/NAME/record.json), each submission's and each refusal's."""
         found = []
         for name in [*self.submissions, *self.refused]:
-            report = read_json(self.out_dir / name / "report.json")
+            report = read_record(self.out_dir, name)
             if report is not None:
                 found.append(report)
         return found
@@ -87,13 +100,14 @@ def run_task(out_dir: Path, names: list[str]) -> int:
         entry = plan.submissions[name]
         try:
             report = grade(name, plan.tree, out_dir, kit, plan.chapters, entry["sources"], entry["refused_files"],
-                           plan.commit, {}, collected=entry.get("collected"))
+                           plan.commit, {}, collected=entry.get("collected"), policy=plan.hidden_policy,
+                           earlier=plan.earlier(name))
         except Exception as error:
             failures += 1
             report = refused_report(name, f"grading failed: {error}", sum(c["points"] for c in kit["checks"].values()),
                                     plan.commit)
-            write_report(report, out_dir)
-        write_pages([report], out_dir, plan.chapters, plan.commit, [report])
+            write_report(report, out_dir, plan.hidden_policy)
+        write_pages([report], out_dir, plan.chapters, plan.commit, [report], plan.hidden_policy)
         log(summary_line(report, names.index(name) + 1, len(names)))
     return 1 if failures else 0
 
@@ -103,10 +117,10 @@ def run_merge(out_dir: Path) -> int:
     plan = Run(out_dir)
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
-    write_pages(reports, out_dir, plan.chapters, plan.commit, [])
+    write_pages(reports, out_dir, plan.chapters, plan.commit, [], plan.hidden_policy)
     for line in write_requested(out_dir, reports, plan.chapters):
         log(line)
-    missing = [n for n in plan.submissions if read_json(out_dir / n / "report.json") is None]
+    missing = [n for n in plan.submissions if read_record(out_dir, n) is None]
     log(f"merged {len(reports)} reports into {out_dir / 'grades.csv'}" +
         (f"; no report for {', '.join(missing)} (run again with --resume)" if missing else ""))
     return 1 if missing else 0
@@ -153,7 +167,8 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(grade, name, plan.tree, out_dir, kit, chapters, plan.submissions[name]["sources"],
                                plan.submissions[name]["refused_files"], commit, hints, parallel,
-                               collected=plan.submissions[name].get("collected")): name
+                               collected=plan.submissions[name].get("collected"), policy=plan.hidden_policy,
+                               earlier=plan.earlier(name)): name
                    for name in todo}
         for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             name = futures[future]
@@ -162,13 +177,13 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
             except Exception as error:  # the grader failed for this one: one failed entry
                 failures += 1
                 report = refused_report(name, f"grading failed: {error}", maximum, commit)
-                write_report(report, out_dir)
+                write_report(report, out_dir, plan.hidden_policy)
             reports.append(report)
             write_csv(reports, out_dir / "grades.csv", chapters)
-            write_pages(reports, out_dir, chapters, commit, [report])
+            write_pages(reports, out_dir, chapters, commit, [report], plan.hidden_policy)
             log(summary_line(report, done, len(todo)))
     write_csv(reports, out_dir / "grades.csv", chapters)
-    write_pages(reports, out_dir, chapters, commit, [] if todo else reports)
+    write_pages(reports, out_dir, chapters, commit, [] if todo else reports, plan.hidden_policy)
     log(f"graded {len(todo)} submissions in {time.monotonic() - started:.1f} s; {out_dir / 'grades.csv'}")
     log(f"re-run one check with: ctest --test-dir {out_dir} -R 'NAME/.*3\\.1' --output-on-failure")
     return 1 if failures else 0
