@@ -15,7 +15,11 @@ A verdict is a function of its inputs, and these keys cover all of them:
                 names and bytes (sha256) of the submission's files of that chapter.
   verdict key   one check of one submission: the build key of its chapter, the run fingerprint (the
                 check step and the box's first process, the no-fork filter, every limit, the sandbox's
-                mode, this package) and the check's identity below.
+                mode and bubblewrap's version, this package) and the check's identity below. Only a
+                verdict that follows from these is kept under its key (grading/report.py: not a time
+                limit, a crash, a step that did not finish; nothing of a chapter where a compile's time
+                limit struck, of a submission whose budget did, or of one whose checks, then and now
+                together, could have reached it).
 
 A check's identity is what of the trusted checks binary can decide its verdict: its own test case's
 text (TEST_CASE("name") to its closing brace), everything of the checks files outside the test cases

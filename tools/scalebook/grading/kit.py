@@ -239,7 +239,8 @@ def add_keys(kit: dict, kit_dir: Path, build_dir: Path, built: dict, chapters: l
         for check in kit["checks"].values():
             if check["chapter"] == chapter.folder:
                 check["identity"] = identities[check["name"]]
-    keys["run"] = inputs.digest("run", tools, mode, inputs.settings_part(values, tuple(values)),
+    keys["run"] = inputs.digest("run", tools, mode, tool_version(["bwrap", "--version"]),
+                                inputs.settings_part(values, tuple(values)),
                                 inputs.files_digest([kit_dir / "bin" / "grade_check", kit_dir / "bin" / "grade_box",
                                                      kit_dir / "nofork.bpf"], kit_dir, digests))
     kit["keys"] = keys
