@@ -5,6 +5,11 @@
 // worker (tools/grade_box.cpp): one box serves all the checks of this process, each check with a
 // fresh worker; otherwise the command is the worker, killed with its whole process group.
 //
+// Time limits never count a busy machine (see "Charged time" below): a call's and a check's limits
+// count wall-clock time less the time this process and the worker waited for a CPU, and a check's
+// and a submission's also less the CPU the worker spent in calls (each call has a CPU limit of its
+// own, SCALEBOOK_CALL_CPU): slow honest code may take long, but only waiting on nothing is charged.
+//
 // A failed call fails the check that made it, whatever the check does with the exception (it is
 // reported to doctest here, then thrown). A function that timed out is not called again in the
 // same check: the check has failed already, and each further call would only wait out the limit
@@ -17,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <cxxabi.h>
@@ -139,8 +146,15 @@ std::string how_it_ended(int status) {
   return "it stopped";
 }
 
+void forget_worker_clock();
+double worker_used();
+
 std::string stop_worker(double grace = 0.0) {
   Worker& w = worker();
+  if (w.pid > 0) {
+    worker_used();  // its last reading, while it is still there
+    forget_worker_clock();
+  }
   std::string how = "it stopped";
   if (w.pid > 0 && w.pid == box().pid) {
     // The worker ends, the box stays for the next one; a box that does not answer is killed.
@@ -263,6 +277,8 @@ void start_worker() {
   }
   close(requests[0]);
   close(replies[1]);
+  // This end only: the worker's end of the pipe stays blocking (its own file description).
+  fcntl(requests[1], F_SETFL, fcntl(requests[1], F_GETFL) | O_NONBLOCK);
   worker() = Worker{pid, requests[1], replies[0]};
 }
 
@@ -280,20 +296,176 @@ double seconds_now() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-// Reads exactly size bytes before the deadline; false on EOF, error or time-out (timed_out set).
-bool read_before(int fd, char* out, std::size_t size, double deadline, bool& timed_out) {
-  while (size > 0) {
+// --- Charged time ---------------------------------------------------------------------------
+// A process's CPU time and the time it waited, runnable, for a CPU (/proc/PID/schedstat, in ns; the
+// kernel's numbers, which the worker cannot write). ok false where the kernel does not keep them:
+// then nothing is discounted and the limits are plain wall clock.
+struct Sched {
+  double cpu = 0, wait = 0;
+  bool ok = false;
+};
+
+Sched sched_of(const std::string& pid) {
+  Sched s;
+  const int fd = open(("/proc/" + pid + "/schedstat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return s;
+  char text[128] = {};
+  const ssize_t got = read(fd, text, sizeof text - 1);
+  close(fd);
+  unsigned long long cpu = 0, wait = 0;
+  if (got > 0 && std::sscanf(text, "%llu %llu", &cpu, &wait) == 2) s = Sched{1e-9 * cpu, 1e-9 * wait, true};
+  return s;
+}
+
+// The single child of PID (its /proc children file), or -1.
+int only_child(int pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children";
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char text[64] = {};
+  const ssize_t got = read(fd, text, sizeof text - 1);
+  close(fd);
+  int child = -1, second = -1;
+  const int n = got > 0 ? std::sscanf(text, "%d %d", &child, &second) : 0;
+  return n == 1 ? child : -1;
+}
+
+// The worker's host pid: down the chain of single children from the process started for it (the
+// box's launcher, bwrap, the box's first process) to a process named "worker"; -1 if none.
+int worker_pid_now(pid_t started) {
+  int pid = started;
+  for (int depth = 0; pid > 0 && depth < 8; ++depth) {
+    char comm[32] = {};
+    const int fd = open(("/proc/" + std::to_string(pid) + "/comm").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      const ssize_t got = read(fd, comm, sizeof comm - 1);
+      close(fd);
+      if (got > 0 && std::strncmp(comm, "worker\n", 7) == 0) return pid;
+    }
+    pid = only_child(pid);
+  }
+  return -1;
+}
+
+// What the worker of the running check has used: CPU and CPU-wait of the workers it had before
+// (their last reading) and of the one now running.
+struct CheckClock {
+  double started = 0;      // wall clock at the check's start
+  Sched self_start;        // this process at the check's start
+  double workers_done = 0; // cpu + wait of this check's earlier workers
+  int worker = -1;         // the current worker's host pid, once found
+  Sched worker_last;       // its last reading
+};
+
+CheckClock& check_clock() {
+  static CheckClock c;
+  return c;
+}
+
+// The current worker's cpu + wait so far (found lazily, once per worker: most checks never need it).
+double worker_used() {
+  CheckClock& c = check_clock();
+  if (c.worker < 0 && worker().pid > 0) c.worker = worker_pid_now(worker().pid);
+  if (c.worker > 0) {
+    const Sched now = sched_of(std::to_string(c.worker));
+    if (now.ok) c.worker_last = now;
+  }
+  return c.worker_last.cpu + c.worker_last.wait;
+}
+
+double self_wait_since(const Sched& start) {
+  const Sched now = sched_of("self");
+  return now.ok && start.ok ? now.wait - start.wait : 0.0;
+}
+
+// The running check's charged seconds: its wall clock less this process's CPU-wait and its
+// workers' CPU and CPU-wait.
+double check_charged() {
+  CheckClock& c = check_clock();
+  return seconds_now() - c.started - self_wait_since(c.self_start) - c.workers_done - worker_used();
+}
+
+// One call's clock: its wall clock less the CPU-wait of this process and of the worker during it.
+struct CallClock {
+  double started = seconds_now();
+  Sched self_start = sched_of("self");
+  double worker_wait_start = check_clock().worker > 0 ? (worker_used(), check_clock().worker_last.wait) : -1.0;
+
+  double charged() {
+    const double used = (worker_used(), check_clock().worker_last.wait);
+    // A worker found only now: its CPU-wait since it started (it waited, if at all, in this call
+    // or in an earlier call of this check, both waits for a CPU).
+    const double worker_wait = used - (worker_wait_start >= 0 ? worker_wait_start : 0.0);
+    return seconds_now() - started - self_wait_since(self_start) - worker_wait;
+  }
+};
+
+// The limits a call runs under: its own (charged call seconds), the check's and what is left of the
+// submission's budget (charged seconds; 0: none). next() is the wall-clock time to look again, or 0
+// when a limit has been reached (reached names it).
+double check_wall();
+double submission_left();
+double charged_before_this_check();
+
+struct Limits {
+  CallClock call;
+  double call_limit;
+  const char* reached = nullptr;  // "call_wall", "check_wall" or "submission_budget"
+
+  explicit Limits(double limit) : call_limit(limit) {}
+
+  double next() {
+    // Cheap first: the wall clock is an upper bound of every charged time.
+    const double now = seconds_now();
+    double left = call_limit - (now - call.started);
+    const double check = check_wall(), budget = submission_left();
+    const double in_check = now - check_clock().started;
+    if (check > 0) left = std::min(left, check - in_check);
+    if (budget > 0) left = std::min(left, budget - charged_before_this_check() - in_check);
+    if (left > 0) return now + left;
+    // A limit's wall clock has passed: what it charges decides.
+    const double call_charged = call.charged(), checked = check_charged();
+    double room = call_limit - call_charged;
+    reached = "call_wall";
+    if (check > 0 && check - checked < room) {
+      room = check - checked;
+      reached = "check_wall";
+    }
+    if (budget > 0 && budget - charged_before_this_check() - checked < room) {
+      room = budget - charged_before_this_check() - checked;
+      reached = "submission_budget";
+    }
+    if (room <= 0) return 0;
+    reached = nullptr;
+    return now + std::max(room, 0.01);
+  }
+};
+
+// Waits for FD to be ready (POLLIN or POLLOUT) within LIMITS; false when a limit was reached.
+bool wait_ready(int fd, short events, Limits& limits) {
+  double deadline = limits.next();
+  while (deadline > 0) {
     const double left = deadline - seconds_now();
     if (left <= 0) {
+      deadline = limits.next();
+      continue;
+    }
+    pollfd p{fd, events, 0};
+    const int ready = poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    if (ready > 0) return true;
+  }
+  return false;
+}
+
+// Reads exactly size bytes within LIMITS; false on EOF, error or a limit (timed_out set).
+bool read_within(int fd, char* out, std::size_t size, Limits& limits, bool& timed_out) {
+  while (size > 0) {
+    if (!wait_ready(fd, POLLIN, limits)) {
       timed_out = true;
       return false;
     }
-    pollfd p{fd, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(left * 1000) + 1);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
     const ssize_t got = read(fd, out, size);
-    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) return false;
     out += got;
     size -= static_cast<std::size_t>(got);
@@ -301,18 +473,83 @@ bool read_before(int fd, char* out, std::size_t size, double deadline, bool& tim
   return true;
 }
 
-// When the check now running started, and how long all its calls together may take
-// (SCALEBOOK_CHECK_WALL seconds; 0: no limit of their own). Many checks may run in one process
-// (a chapter's batch), so the check's wall-clock limit is kept here, call by call.
-double& check_started() {
-  static double started = seconds_now();
-  return started;
+// Writes all of DATA within LIMITS (a worker that does not read its request cannot hold this
+// process: the pipe is non-blocking); false on error or a limit (timed_out set).
+bool write_within(int fd, const char* data, std::size_t size, Limits& limits, bool& timed_out) {
+  while (size > 0) {
+    const ssize_t put = write(fd, data, size);
+    if (put > 0) {
+      data += put;
+      size -= static_cast<std::size_t>(put);
+      continue;
+    }
+    if (put < 0 && errno == EINTR) continue;
+    if (put < 0 && errno != EAGAIN) return false;
+    if (!wait_ready(fd, POLLOUT, limits)) {
+      timed_out = true;
+      return false;
+    }
+  }
+  return true;
 }
 
+// How long all the calls of one check may take (SCALEBOOK_CHECK_WALL charged seconds; 0: no limit
+// of their own). Many checks may run in one process (a chapter's batch), so the check's limit is
+// kept here, call by call.
 double check_wall() {
   const char* text = std::getenv("SCALEBOOK_CHECK_WALL");
   const double value = text != nullptr ? std::atof(text) : 0.0;
   return value > 0 ? value : 0.0;
+}
+
+// What is left of the submission's budget for this process's checks (SCALEBOOK_SUBMISSION_LEFT
+// charged seconds; 0: no budget of its own), and what its earlier checks were charged.
+double submission_left() {
+  static const double left = [] {
+    const char* text = std::getenv("SCALEBOOK_SUBMISSION_LEFT");
+    const double value = text != nullptr ? std::atof(text) : 0.0;
+    return value > 0 ? value : 0.0;
+  }();
+  return left;
+}
+
+double& charged_total() {
+  static double total = 0;
+  return total;
+}
+
+double charged_before_this_check() { return charged_total(); }
+
+// The charged seconds of this process's finished checks, for the step that started it
+// (SCALEBOOK_CHARGED_FILE: one number, rewritten after each check).
+void report_charged() {
+  const char* path = std::getenv("SCALEBOOK_CHARGED_FILE");
+  if (path == nullptr || *path == '\0') return;
+  if (std::FILE* out = std::fopen(path, "w")) {
+    std::fprintf(out, "%.3f\n", charged_total());
+    std::fclose(out);
+  }
+}
+
+void start_check_clock() {
+  check_clock() = CheckClock{};
+  check_clock().started = seconds_now();
+  check_clock().self_start = sched_of("self");
+}
+
+void end_check_clock() {
+  if (check_clock().started <= 0) return;
+  charged_total() += std::max(0.0, check_charged());
+  check_clock().started = 0;
+  report_charged();
+}
+
+// A worker that ends: its last reading stays the check's.
+void forget_worker_clock() {
+  CheckClock& c = check_clock();
+  c.workers_done += c.worker_last.cpu + c.worker_last.wait;
+  c.worker = -1;
+  c.worker_last = Sched{};
 }
 
 // The functions that timed out in the check now running (see the top of the file).
@@ -328,13 +565,13 @@ struct ForgetTimeouts : doctest::IReporter {
   void test_run_end(const doctest::TestRunStats&) override {}
   void test_case_start(const doctest::TestCaseData&) override {
     timed_out_in_this_check().clear();
-    check_started() = seconds_now();
     // Every check starts with a fresh worker, as when it runs alone: nothing a worker kept from an
     // earlier check (its state, the CPU time it spent) carries over into this one.
     if (worker().pid > 0) stop_worker();
+    start_check_clock();
   }
   void test_case_reenter(const doctest::TestCaseData&) override {}
-  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override { end_check_clock(); }
   void test_case_exception(const doctest::TestCaseException&) override {}
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
@@ -398,6 +635,7 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   if (timed_out_in_this_check().count(function) != 0)
     fail_call(what + too_long + " earlier in this check; not called again", "worker_timed_out:call_wall");
   if (worker().pid < 0) start_worker();
+  if (check_clock().started <= 0) start_check_clock();  // a call outside any check: its own clock
   Writer header;
   Codec<std::string>::put(header, exercise);
   Codec<std::string>::put(header, function);
@@ -405,29 +643,32 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
   std::vector<char> frame = std::move(header.buffer());
   frame.insert(frame.end(), request.begin(), request.end());
   const std::uint64_t size = frame.size();
-  if (!write_fully(worker().to_worker, reinterpret_cast<const char*>(&size), sizeof size) ||
-      !write_fully(worker().to_worker, frame.data(), frame.size())) {
+  Limits limits(limit);
+  bool timed_out = false;
+  // A limit reached: the call (and, for the check's limit or the budget, the check) has taken too
+  // long; the message names which.
+  auto too_slow = [&](const std::string& doing) {
+    stop_worker();
+    timed_out_in_this_check().insert(function);
+    const std::string reached = limits.reached != nullptr ? limits.reached : "call_wall";
+    if (reached == "check_wall")
+      fail_call(what + doing + " when the check's time (" + std::to_string(static_cast<int>(check_wall())) +
+                    " s for all its calls, a busy machine's waits and the calls' CPU not counted) ran out",
+                "worker_timed_out:check_wall");
+    if (reached == "submission_budget")
+      fail_call(what + doing + " when the submission's budget ran out", "worker_timed_out:submission_budget");
+    fail_call(what + too_long + ": an endless loop?", "worker_timed_out:call_wall");
+  };
+  if (!write_within(worker().to_worker, reinterpret_cast<const char*>(&size), sizeof size, limits, timed_out) ||
+      !write_within(worker().to_worker, frame.data(), frame.size(), limits, timed_out)) {
+    if (timed_out) too_slow("was not reading its request");
     const std::string how = stop_worker(2.0);
     fail_call(what + "could not be called: the student process is gone (" + how + ")", transport_code(how));
   }
-  double deadline = seconds_now() + limit;
-  bool check_limit = false;  // the check's limit comes before the call's
-  if (check_wall() > 0 && check_started() + check_wall() < deadline) {
-    deadline = check_started() + check_wall();
-    check_limit = true;
-  }
-  bool timed_out = false;
   std::uint64_t reply_size = 0;
-  if (!read_before(worker().from_worker, reinterpret_cast<char*>(&reply_size), sizeof reply_size, deadline,
-                  timed_out)) {
-    if (timed_out) {
-      stop_worker();
-      timed_out_in_this_check().insert(function);
-      if (check_limit)
-        fail_call(what + "was still running when the check's time (" + std::to_string(static_cast<int>(check_wall())) +
-                      " s for all its calls) ran out", "worker_timed_out:check_wall");
-      fail_call(what + too_long + ": an endless loop?", "worker_timed_out:call_wall");
-    }
+  if (!read_within(worker().from_worker, reinterpret_cast<char*>(&reply_size), sizeof reply_size, limits,
+                   timed_out)) {
+    if (timed_out) too_slow("was still running");
     const std::string how = stop_worker(2.0);
     fail_call(what + "gave no result: the student process ended (" + how + ")", transport_code(how));
   }
@@ -436,11 +677,10 @@ std::vector<char> exchange(const char* exercise, const char* function, std::vect
     fail_call(what + "sent garbage instead of a result (" + std::to_string(reply_size) + " bytes)", "worker_failed");
   }
   std::vector<char> reply(reply_size);
-  if (!read_before(worker().from_worker, reply.data(), reply.size(), deadline, timed_out)) {
-    const std::string how = stop_worker(timed_out ? 0.0 : 2.0);
-    fail_call(what + (timed_out ? "did not finish its reply in time" : "sent half a reply (" + how + ")"),
-              timed_out ? (check_limit ? "worker_timed_out:check_wall" : "worker_timed_out:call_wall")
-                        : transport_code(how));
+  if (!read_within(worker().from_worker, reply.data(), reply.size(), limits, timed_out)) {
+    if (timed_out) too_slow("had not finished its reply");
+    const std::string how = stop_worker(2.0);
+    fail_call(what + "sent half a reply (" + how + ")", transport_code(how));
   }
   return reply;
 }
@@ -450,9 +690,25 @@ void bad_reply(const char* exercise, const char* function, const char* why) {
             "worker_failed");
 }
 
+namespace {
+// A student's message on one line: a line break (or a carriage return, which moves a terminal's
+// cursor back) in it is shown as \n (\r), so that it cannot print lines of its own in the checks'
+// output, which ctest --output-on-failure shows (a forged "100% tests passed", say).
+std::string one_line(std::string text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+}  // namespace
+
 void rethrow(Reader& in, const char* exercise, const char* function) {
-  const std::string type = Codec<std::string>::get(in);
-  const std::string message = Codec<std::string>::get(in);
+  const std::string type = one_line(Codec<std::string>::get(in));
+  const std::string message = one_line(Codec<std::string>::get(in));
   if (type == "scalebook::ShapeError") throw ShapeError(message);
   if (type == "scalebook::ValueError") throw ValueError(message);
   if (type == "scalebook::NotImplemented") throw NotImplemented(exercise, function);

@@ -52,14 +52,14 @@ def breakdown(out: Path) -> dict[str, float]:
     """Seconds the CTest steps spent: compile and link (the build fixtures), checks, and the rest."""
     seconds = {"compile": 0.0, "link": 0.0, "checks": 0.0, "checks counted": 0, "compiles cached": 0,
                "links cached": 0, "links": 0}
-    for timing in out.glob("ctest/*/build/*/timing.json"):
+    for timing in out.glob("ctest/**/build/*/timing.json"):
         data = json.loads(timing.read_text())
         seconds["compile"] += data["compile"]
         seconds["link"] += data["link"]
         seconds["compiles cached"] += data["cached"]
         seconds["links cached"] += bool(data.get("linked_before"))  # graders before the link cache lack it
         seconds["links"] += 1
-    for junit in out.glob("ctest/*/ctest-junit.xml"):
+    for junit in out.glob("ctest/**/ctest-junit.xml"):
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("name", "")
             if not re.search(r"/(build|start)$", name):
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         if result.returncode != 0:
             print(result.stdout[-3000:])
             return 1
-        reports = [json.loads(p.read_text()) for p in out.glob("*/report.json")]
+        reports = [json.loads(p.read_text()) for p in out.glob("**/report.json")]
         full = sum(r["score"] == r["max_score"] for r in reports)
         print(f"{len(submissions)} {args.kind} submissions of the whole workbook, --jobs {args.jobs}: "
               f"{wall:.1f} s wall, {wall / len(submissions):.2f} s per submission "

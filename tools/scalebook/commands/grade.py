@@ -11,7 +11,7 @@ checks require, and then runs it with ctest, one submission after another (--job
 verdict never comes from the submission's process: this tree's checks run in a trusted process
 (chNN_checks_remote, never linked with student code) and call the student's functions in a worker
 that is compiled, linked and run in bubblewrap boxes (tools/scalebook/grading/sandbox.py). From CTest's
-results it writes DIR/NAME/report.json and DIR/NAME/junit.xml as each submission finishes, and
+results it writes DIR/students/NAME/report.json and junit.xml as each submission finishes, and
 DIR/grades.csv after each one, so that a stopped run keeps what it graded and --resume goes on.
 Afterwards `ctest --test-dir DIR -R 'alice/.*4\\.2' --output-on-failure` re-runs one check.
 """
@@ -21,15 +21,15 @@ import argparse
 import os
 import shutil
 import signal
+import stat
 from pathlib import Path
 
 from ..config import GRADING_BUILD, Settings, commit
 from ..course import UsageError, all_chapters, resolve_chapter
-from ..files import read_json
 from ..grading import sandbox
 from ..grading.collect import collection_record
 from ..grading.export import FORMATS, NEEDS_ROSTER, save_request, write_requested
-from ..grading.intake import fingerprint, refusal, safe_name, take_sources
+from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading import regrade
 from ..grading.hidden import DEFAULT_POLICY, POLICIES
@@ -37,7 +37,7 @@ from ..grading.report import read_record, refused_report, write_report
 from ..grading.roster import read_roster
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
 from ..grading.supervise import CHILDREN, log
-from ..grading.tree import write_submission_tests, write_tree
+from ..grading.tree import tests_folder, write_submission_tests, write_tree
 from ..loop import packages
 from ..loop.setup import instructors_only
 from ..verdicts import safe_text
@@ -175,35 +175,57 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
     tree, chapters = out_dir / "ctest", plan.chapters
     maximum = sum(c["points"] for c in kit["checks"].values())
     reports, todo, seen = [], [], set()
+
+    def refuse(submission: Path, reason: str) -> None:
+        report = refused_report(refused_name(submission), reason, maximum, plan.commit)
+        write_report(report, out_dir, plan.hidden_policy)
+        reports.append(report)
+        plan.refused.append(report["submission"])
+        log(f"{safe_text(submission.name, 80)}: {reason}")
+
     for submission in args.submissions:
         name = submission.name
         reason = refusal(submission, seen, out_dir)
         seen.add(name)
         if reason:
-            report = refused_report(safe_name(name), reason, maximum, plan.commit)
-            write_report(report, out_dir, plan.hidden_policy)
-            reports.append(report)
-            plan.refused.append(safe_name(name))
-            log(f"{safe_text(name, 80)}: {reason}")
+            refuse(submission, reason)
             continue
-        folder = tree / name
-        if args.resume:
-            old = read_record(out_dir, name)
-            sources, _ = take_sources(submission, None, chapters)
-            if old and old.get("fingerprint") == fingerprint(sources, kit):
-                reports.append(old)
-                plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
-                if not (folder / "CTestTestfile.cmake").exists():
-                    write_submission_tests(tree, name, kit, chapters)
-                log(f"{name}: already graded ({old['score']}/{old['max_score']})")
-                continue
-        shutil.rmtree(folder / "src", ignore_errors=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        sources, refused_files = take_sources(submission, folder / "src", chapters)
+        folder = tests_folder(tree, name)
+        try:
+            if args.resume:
+                old = read_record(out_dir, name)
+                sources, _ = take_sources(submission, None, chapters)
+                if old and old.get("fingerprint") == fingerprint(sources, kit):
+                    reports.append(old)
+                    plan.submissions[name] = {"sources": sources, "refused_files": old.get("refused_files", [])}
+                    if not (folder / "CTestTestfile.cmake").exists():
+                        write_submission_tests(tree, name, kit, chapters)
+                    log(f"{name}: already graded ({old['score']}/{old['max_score']})")
+                    continue
+            shutil.rmtree(folder / "src", ignore_errors=True)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            sources, refused_files = take_sources(submission, folder / "src", chapters)
+        except Refused as error:
+            refuse(submission, str(error))
+            continue
         write_submission_tests(tree, name, kit, chapters)
         plan.submissions[name] = {"sources": sources, "refused_files": refused_files}
         todo.append(name)
     return reports, todo
+
+
+def grader_only(out_dir: Path) -> None:
+    """The output folder and all it holds readable and writable by the grading user only (0700
+    folders and programs, 0600 files): a class's sources, scores and feedback are nobody else's.
+    New files get that from the umask this command sets; this takes away what an earlier run
+    left open, or what a copy kept of its source's mode."""
+    for path in [out_dir, *out_dir.rglob("*")]:
+        try:
+            info = path.lstat()
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
+                path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
+        except OSError:
+            pass
 
 
 def with_collection(args, plan: Run, reports: list[dict], out_dir: Path) -> None:
@@ -240,7 +262,8 @@ def main(argv: list[str]) -> int:
     sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
-    (out_dir / "ctest").mkdir(parents=True, exist_ok=True)
+    (out_dir / "ctest").mkdir(mode=0o700, parents=True, exist_ok=True)
+    grader_only(out_dir)
     with regrade.grading_lock(out_dir):
         return grade_locked(args, out_dir)
 
@@ -249,6 +272,9 @@ def grade_locked(args, out_dir: Path) -> int:
     log("Building the grading kit (this tree's checks, once)...")
     built = build_kit(GRADING_BUILD, args.chapter_list)
     kit = assemble_kit(built, GRADING_BUILD, args.chapter_list, args.settings, out_dir / "ctest" / "kit")
+    # From here on everything this run writes, and its steps and boxes, is the grading user's alone
+    # (the kit's build folder above is the instructor's, made with the instructor's umask).
+    os.umask(0o077)
     plan = Run(out_dir)
     plan.chapters = args.chapter_list
     plan.commit = commit(with_changes=True)  # the reports name the tree graded with, erratum or not
@@ -259,6 +285,7 @@ def grade_locked(args, out_dir: Path) -> int:
     with_collection(args, plan, reports, out_dir)
     write_tree(out_dir, list(plan.submissions))
     plan.save()
+    grader_only(out_dir)  # the kit's copies kept their sources' modes
     save_request(out_dir, args.export_request)
     if args.slurm is not None:
         return submit_to_slurm(args, out_dir, todo)  # the merge job writes the exports

@@ -22,15 +22,34 @@ if TYPE_CHECKING:
     from .step import Step
 
 
-def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, keep: int = 20000) -> tuple[int, str]:
+def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, keep: int = 20000,
+               head: int = 20000, results: tuple[str, ...] = ()) -> tuple[int, str]:
+    """ARGV in a box that sees the objects in OUT at /out and BINDS (host path, box path; read-only),
+    all from a staging folder of neutral name; RESULTS: the files the box writes to /out, moved
+    into OUT afterwards (read bounded, never through a link)."""
     limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=TOOL_SECONDS))
-    args_file = out / f"{name}.box"
-    command = sandbox.write_arguments(args_file, sandbox.box_arguments([("rw", out, "/out"), *binds], argv, limits))
-    cgroups = sandbox.Cgroups(limits)
-    try:
-        code, output = sandbox.run(args_file, command, limits, TOOL_SECONDS, cgroups, keep=keep)
-    finally:
-        cgroups.close()
+    with sandbox.Staging() as staging:
+        folder = staging.folder("out")
+        for path in sorted(out.glob("*.o")):
+            staging.add(path, f"out/{path.name}")
+        box_binds = [("rw", folder, "/out")]
+        for index, (host, inside) in enumerate(binds):
+            box_binds.append(("ro", staging.add(host, f"in/{index}-{Path(inside).name}"), inside))
+        args_file = staging.path / "box"
+        command = sandbox.write_arguments(args_file, sandbox.box_arguments(box_binds, argv, limits))
+        cgroups = sandbox.Cgroups(limits)
+        try:
+            code, output = sandbox.run(args_file, command, limits, TOOL_SECONDS, cgroups, keep=keep, head=head)
+        finally:
+            cgroups.close()
+        for result in results:
+            (out / result).unlink(missing_ok=True)
+            try:
+                data = sandbox.read_file(folder / result, step.settings.limits.file_mb << 20)
+            except OSError:
+                continue
+            (out / result).write_bytes(data)
+            (out / result).chmod(0o700)
     return code, output.decode("utf-8", "replace")
 
 
@@ -38,11 +57,10 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
     info = step.kit["chapters"][chapter]
     # Only the archives of lib this chapter's exercises may use (the kit lists them: lib's base and
     # copies of earlier chapters' answers), after the worker's server.
-    binds = [("ro", KIT / "serve" / f"{chapter}.o", "/kit/serve.o"),
-             ("ro", KIT / "lib" / info["server"], "/kit/libserver.a")]
+    binds = [(KIT / "serve" / f"{chapter}.o", "/kit/serve.o"), (KIT / "lib" / info["server"], "/kit/libserver.a")]
     libs = []
     for index, archive in enumerate(info["libs"]):
-        binds.append(("ro", KIT / "lib" / archive, f"/kit/lib{index}.a"))
+        binds.append((KIT / "lib" / archive, f"/kit/lib{index}.a"))
         libs.append(f"/kit/lib{index}.a")
     argv = [step.kit["compiler"], "-fuse-ld=gold", *[f"/out/{s}.o" for s in sources], "/kit/serve.o",
             "/kit/libserver.a", "-Wl,--start-group", *libs, "-Wl,--end-group",
@@ -50,14 +68,14 @@ def link(step: Step, chapter: str, out: Path, sources: list[str]) -> tuple[int, 
             # compile: the link goes on, and its warnings name what nothing defines.
             "-Wl,--warn-unresolved-symbols", "-o", "/out/worker"]
     (out / "worker").unlink(missing_ok=True)
-    return boxed_tool(step, out, "link", argv, binds)
+    return boxed_tool(step, out, "link", argv, binds, results=("worker",))
 
 
 def symbols(step: Step, out: Path, exercises: dict[str, dict], compiled: list[str]) -> dict[str, tuple[set[str], set[str]]]:
     """{exercise: (strong symbols its file defines, symbols it needs)}, demangled, read by nm in a box."""
     sources = [exercises[e]["source"] for e in compiled]
     code, text = boxed_tool(step, out, "nm", ["/usr/bin/nm", "-C", "-A", "-g", *[f"/out/{s}.o" for s in sources]], [],
-                            keep=64 << 20)
+                            keep=64 << 20, head=0)
     return isolate.read_symbols(text.splitlines(), {f"/out/{exercises[e]['source']}.o": e for e in compiled})
 
 

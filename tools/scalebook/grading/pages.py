@@ -1,11 +1,11 @@
 """Writes the feedback page of each student and the class page, with Jinja2.
 
-The pages grading hands out: DIR/<name>/feedback.html for each student and DIR/index.html for the
+The pages grading hands out: DIR/students/<name>/feedback.html for each student and DIR/index.html for the
 class, written from report dicts (report.json, see the README's instructor section) with Jinja2
 templates (tools/scalebook/templates/) that escape by default.
 
     context = make_context()                       # commit, date, chapters, exercises, hints
-    write_feedback(report, DIR / name / "feedback.html", context)
+    write_feedback(report, DIR / "students" / name / "feedback.html", context)
     write_class_page(reports, DIR / "index.html", context)
 
 Every string of a report came from a student's process or compiler (messages, compiler output,
@@ -301,7 +301,7 @@ def _percent(score, maximum) -> str:
 
 
 def write_feedback(report: dict, path: Path, context: dict) -> None:
-    """Writes one student's page to `path` (grading uses DIR/<name>/feedback.html): score per
+    """Writes one student's page to `path` (grading uses DIR/students/<name>/feedback.html): score per
     chapter and exercise, every failed check with its message and its exercise's hint
     (`./workbook hint N.K` and the hint's text), compile errors with the student's line, the date
     and the instructor tree's commit."""
@@ -337,8 +337,8 @@ def render_class_page(reports: list[dict], context: dict) -> str:
         note = visible(report["refused"], 300, 2) if report.get("refused") else (
             visible(f"{len(refused_files)} file(s) refused") if refused_files else "")
         rows.append({"name": visible(report["submission"], NAME_CHARS),
-                     "href": quote(_as_text(report["submission"]).encode("utf-8", "surrogateescape"), safe="")
-                             + "/feedback.html",
+                     "href": "students/" + quote(_as_text(report["submission"]).encode("utf-8", "surrogateescape"),
+                                                 safe="") + "/feedback.html",
                      "cells": [by_folder[key]["points"] if key in by_folder else 0 for key in columns],
                      "score": _number(report.get("score")), "max_score": _number(report.get("max_score")),
                      "percent": _percent(report.get("score"), report.get("max_score")), "note": note})
@@ -364,7 +364,7 @@ def render_class_page(reports: list[dict], context: dict) -> str:
 
 def write_class_page(reports: list[dict], path: Path, context: dict) -> None:
     """Writes the class page to `path` (grading uses DIR/index.html): students x chapters, sortable,
-    each name linking to <name>/feedback.html beside it, and per exercise how many of the class
+    each name linking to students/<name>/feedback.html below it, and per exercise how many of the class
     passed all of its checks."""
     _write(path, render_class_page(reports, context))
 

@@ -37,6 +37,7 @@ from ..files import read_json, write_json
 from ..verdicts import safe_text
 from .report import RECORD, read_record
 from .supervise import log
+from .tree import STUDENTS, tests_folder
 
 LOCK = ".grading.lock"          # DIR/ctest/.grading.lock: held while a grading run writes DIR
 COMPARISON = "compare.json"     # NEW_DIR/compare.json: the preview
@@ -90,7 +91,7 @@ def busy(folder: Path) -> bool:
 def record_digests(folder: Path) -> dict[str, str]:
     """Submission -> sha256 of its record, for every record in FOLDER."""
     found = {}
-    for path in sorted((folder / "ctest").glob(f"*/{RECORD}")):
+    for path in sorted((folder / "ctest" / STUDENTS).glob(f"*/{RECORD}")):
         found[path.parent.name] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
 
@@ -263,8 +264,8 @@ def relocate(folder: Path, location: Path) -> None:
         return
     chapters = [c for c in all_chapters() if c.folder in plan.get("chapters", [])]
     for name in plan.get("submissions", {}):
-        if (folder / "ctest" / name).is_dir():
-            write_submission_tests(location / "ctest", name, kit, chapters, into=folder / "ctest" / name)
+        if tests_folder(folder / "ctest", name).is_dir():
+            write_submission_tests(location / "ctest", name, kit, chapters, into=tests_folder(folder / "ctest", name))
 
 
 def exchange(first: Path, second: Path) -> bool:

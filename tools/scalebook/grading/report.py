@@ -2,9 +2,10 @@
 
 One submission graded: its tests run with ctest (in a regrade, only those whose inputs changed:
 grading/regrade.py), each check's verdict and points, and what is written of it, each file complete
-or not at all: the instructor's record (DIR/ctest/NAME/record.json: every check, hidden ones too,
-and what each verdict depends on) and, from it, the student's report (DIR/NAME/report.json and
-junit.xml, the hidden checks shown by the run's policy: grading/hidden.py).
+or not at all: the instructor's record (DIR/ctest/students/NAME/record.json: every check, hidden
+ones too, and what each verdict depends on) and, from it, the student's report
+(DIR/students/NAME/report.json and junit.xml, the hidden checks shown by the run's policy:
+grading/hidden.py).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from .inputs import build_key, verdict_key
 from .intake import fingerprint
 from .ledger import Ledger
 from .supervise import run_quietly
-from .tree import ctest_outcomes
+from .tree import ctest_outcomes, reports_folder, tests_folder
 
 
 def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
@@ -39,11 +40,11 @@ def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
     return cache[(chapter.folder, exercise)]
 
 
-RECORD = "record.json"       # DIR/ctest/NAME/record.json: the instructor's record of a submission
+RECORD = "record.json"       # DIR/ctest/students/NAME/record.json: the instructor's record of a submission
 
 
 def record_path(out_dir: Path, name: str) -> Path:
-    return out_dir / "ctest" / name / RECORD
+    return tests_folder(out_dir / "ctest", name) / RECORD
 
 
 def ctest_pattern(names: list[str]) -> str:
@@ -61,7 +62,7 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
     whose verdict key is in it keeps that verdict and is not run (grading/regrade.py says when that
     is sound); the rest runs."""
     start = time.monotonic()
-    folder = tree / name
+    folder = tests_folder(tree, name)
     chapters = [c for c in chapters if c.folder in kit["chapters"]]
     planned = plan_checks(kit, chapters, sources, earlier)
     to_run = [key for key, (_, reused) in planned.items() if reused is None]
@@ -256,14 +257,14 @@ def sandbox_description() -> str:
 
 
 def write_report(record: dict, out_dir: Path, policy: str) -> None:
-    """RECORD into DIR/ctest/NAME/record.json, and the student's view of it (grading/hidden.py) into
-    DIR/NAME/report.json and junit.xml."""
+    """RECORD into DIR/ctest/students/NAME/record.json, and the student's view of it
+    (grading/hidden.py) into DIR/students/NAME/report.json and junit.xml."""
     path = record_path(out_dir, record["submission"])
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_json(path, record)
     view = student_view(record, policy)
-    target = out_dir / record["submission"]
-    target.mkdir(parents=True, exist_ok=True)
+    target = reports_folder(out_dir, record["submission"])
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_junit(view, target / "junit.xml")
     write_json(target / "report.json", view)
 

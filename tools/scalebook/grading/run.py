@@ -21,8 +21,9 @@ from ..verdicts import safe_text
 from .export import write_requested
 from .export.grades_csv import write_csv
 from .hidden import DEFAULT_POLICY, student_view
-from .report import grade, read_record, refused_report, summary_line, write_report
+from .report import grade, read_record, record_path, refused_report, summary_line, write_report
 from .supervise import CHILDREN, log
+from .tree import reports_folder
 
 
 def pages_module():
@@ -36,9 +37,9 @@ def pages_module():
 
 def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
                 feedback_for: list[dict], policy: str = DEFAULT_POLICY) -> None:
-    """For each record of FEEDBACK_FOR, DIR/NAME/feedback.html (the student's: the hidden checks by
-    POLICY) and DIR/ctest/NAME/feedback.html (the instructor's: every check); DIR/index.html for the
-    class."""
+    """For each record of FEEDBACK_FOR, DIR/students/NAME/feedback.html (the student's: the hidden
+    checks by POLICY) and DIR/ctest/students/NAME/feedback.html (the instructor's: every check);
+    DIR/index.html for the class."""
     pages = pages_module()
     if pages is None:
         return
@@ -46,9 +47,10 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
         context = pages.make_context(ROOT, chapters, commit=commit)
         for report in feedback_for:
             if not report.get("refused"):
-                pages.write_feedback(student_view(report, policy), out_dir / report["submission"] / "feedback.html",
+                pages.write_feedback(student_view(report, policy),
+                                     reports_folder(out_dir, report["submission"]) / "feedback.html", context)
+                pages.write_feedback(report, record_path(out_dir, report["submission"]).parent / "feedback.html",
                                      context)
-                pages.write_feedback(report, out_dir / "ctest" / report["submission"] / "feedback.html", context)
         pages.write_class_page(reports, out_dir / "index.html", context)
     except Exception as error:
         log(f"grade: the pages were not written: {safe_text(str(error))}")
@@ -80,7 +82,7 @@ class Run:
         return read_record(Path(self.compare["dir"]), name) if self.compare else None
 
     def reports(self) -> list[dict]:
-        """The records written (DIR/ctest/NAME/record.json), each submission's and each refusal's."""
+        """The records written (DIR/ctest/students/NAME/record.json), each submission's and each refusal's."""
         found = []
         for name in [*self.submissions, *self.refused]:
             report = read_record(self.out_dir, name)
@@ -91,6 +93,7 @@ class Run:
 
 def run_task(out_dir: Path, names: list[str]) -> int:
     """A Slurm array task (or anyone): grades NAMES of the tree planned in OUT_DIR."""
+    os.umask(0o077)  # what it writes is the grading user's alone (see commands/grade.py)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, CHILDREN.stop)
     plan = Run(out_dir)
@@ -114,6 +117,7 @@ def run_task(out_dir: Path, names: list[str]) -> int:
 
 def run_merge(out_dir: Path) -> int:
     """The job after every Slurm task: grades.csv and the class page from the reports written."""
+    os.umask(0o077)
     plan = Run(out_dir)
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
@@ -124,6 +128,14 @@ def run_merge(out_dir: Path) -> int:
     log(f"merged {len(reports)} reports into {out_dir / 'grades.csv'}" +
         (f"; no report for {', '.join(missing)} (run again with --resume)" if missing else ""))
     return 1 if missing else 0
+
+
+def array_tasks(names: list[str], max_array_size: int | None) -> list[list[str]]:
+    """NAMES cut into a job array's tasks: one per submission, or, when the cluster's MaxArraySize
+    (an array's indices run from 0 to MaxArraySize - 1) is smaller, MaxArraySize tasks of about
+    equal shares."""
+    tasks = min(len(names), max_array_size) if max_array_size else len(names)
+    return [names[i::tasks] for i in range(tasks)] if tasks else []
 
 
 def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
@@ -138,10 +150,7 @@ def submit_to_slurm(args, out_dir: Path, todo: list[str]) -> int:
     python = [sys.executable, str(TOOLS / "workbook.py"), "grade"]
     if not todo:
         return run_merge(out_dir)
-    limit = slurm.max_array_size(env) or len(todo)
-    shards = max(1, -(-len(todo) // max(1, limit - 1)))
-    groups = [todo[i::shards] for i in range(shards)]
-    commands = [[*python, "--task", str(out_dir), *group] for group in groups]
+    commands = [[*python, "--task", str(out_dir), *group] for group in array_tasks(todo, slurm.max_array_size(env))]
     array, merge = slurm.submit_array(commands, env=env, workdir=out_dir, concurrency=args.slurm_concurrency,
                                       sbatch_options=shlex.split(args.slurm), then=[*python, "--merge", str(out_dir)])
     log(f"submitted {len(todo)} submissions as Slurm array job {array} ({len(commands)} tasks, at most "

@@ -24,12 +24,16 @@ whole box:
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib.util
 import os
+import selectors
 import shlex
 import shutil
+import stat
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -43,6 +47,7 @@ BWRAP = "/usr/bin/bwrap"
 PRLIMIT = "/usr/bin/prlimit"
 ENV = "/usr/bin/env"
 ARGS_FD, SECCOMP_FD = 5, 6  # the worker's pipes are 3 and 4 (lib/remote/client.cpp)
+WORKER_FD, LAUNCHER_FD = 7, 8  # the files a worker box copies in (--ro-bind-data)
 
 
 SandboxUnavailable = SandboxError  # no bubblewrap, user namespaces or seccomp: grading refuses
@@ -87,9 +92,12 @@ def write_no_fork_filter(path: Path) -> None:
     # Nothing a worker makes may outlive it, for the next check's worker in the same box to find:
     # no SysV IPC or message queues, no keys in the box's keyrings, and no tracing of the box's
     # first process (which starts the workers).
+    # Nor may it lower its own priority or scheduling class: the time limits leave out the time a
+    # worker waits for a CPU (lib/remote/client.cpp), which a worker that asked to wait could stretch.
     for call in ("fork", "vfork", "clone", "clone3", "process_madvise", "shmget", "msgget", "semget", "mq_open",
                  "add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev",
-                 "pidfd_getfd"):
+                 "pidfd_getfd", "setpriority", "sched_setscheduler", "sched_setattr", "sched_setparam",
+                 "ioprio_set"):
         rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
     # madvise's advice and prctl's option are ints: the kernel reads the low 32 bits of the register,
     # so the filter compares those alone (20 + 2^32 is MADV_COLD too).
@@ -180,7 +188,8 @@ def outer_limits(limits: Limits) -> list[str]:
 def box_arguments(binds: list[tuple[str, Path | str, str]], argv: list[str], limits: Limits, *,
                   count_processes: bool = True, as_pid_1: bool = False) -> list[str]:
     """bwrap's arguments (for --args FD) that run ARGV in a box. BINDS: (mode, host path, box path),
-    mode "ro" or "rw". COUNT_PROCESSES: set RLIMIT_NPROC inside the box, where the box's own user
+    mode "ro" or "rw", or ("data", descriptor, box path): a file copied into the box (it shows no
+    host path, where a bind shows its source's in the box's mountinfo). COUNT_PROCESSES: set RLIMIT_NPROC inside the box, where the box's own user
     namespace makes it count this box's processes alone (not needed where seccomp forbids fork).
     AS_PID_1: ARGV is the box's first process (pid 1), which no process of the box can kill or
     stop (the kernel ignores those signals to a PID namespace's first process from inside it)."""
@@ -193,7 +202,10 @@ def box_arguments(binds: list[tuple[str, Path | str, str]], argv: list[str], lim
            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
            "--setenv", "LC_ALL", "C"]
     for mode, host, inside in binds:
-        box += ["--ro-bind" if mode == "ro" else "--bind", str(host), inside]
+        if mode == "data":  # HOST is a descriptor: its file is copied into the box, read-only, executable
+            box += ["--perms", "0555", "--ro-bind-data", str(host), inside]
+        else:
+            box += ["--ro-bind" if mode == "ro" else "--bind", str(host), inside]
     box += ["--chdir", "/tmp", *(["--as-pid-1"] if as_pid_1 else []), "--"]
     if count_processes:
         box += [PRLIMIT, f"--nproc={limits.processes}", "--"]
@@ -208,36 +220,171 @@ def write_arguments(path: Path, arguments: list[str]) -> list[str]:
     return arguments[cut:]
 
 
+class BoundedOutput:
+    """What a box printed, bounded as it is read: its first HEAD bytes and its last TAIL bytes, and
+    how many were left out between them (a compiler may print hundreds of megabytes of errors; this
+    side never holds more than HEAD + 2 TAIL bytes of it)."""
+
+    def __init__(self, head: int, tail: int):
+        self.head_limit, self.tail_limit = head, tail
+        self.head, self.tail = bytearray(), bytearray()
+        self.dropped = 0
+
+    def add(self, data: bytes) -> None:
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        self.tail += data
+        if len(self.tail) > 2 * self.tail_limit:
+            cut = len(self.tail) - self.tail_limit
+            self.dropped += cut
+            del self.tail[:cut]
+
+    def value(self) -> bytes:
+        if len(self.tail) > self.tail_limit:
+            self.dropped += len(self.tail) - self.tail_limit
+            del self.tail[:len(self.tail) - self.tail_limit]
+        if not self.dropped:
+            return bytes(self.head + self.tail)
+        return bytes(self.head) + f"\n[... {self.dropped} bytes not kept ...]\n".encode() + bytes(self.tail)
+
+
+def read_bounded(process: subprocess.Popen, timeout: float, head: int, tail: int) -> tuple[bytes, bool]:
+    """PROCESS's output (its stdout pipe) as a BoundedOutput keeps it, and whether it ran past
+    TIMEOUT seconds of wall time (then it is killed)."""
+    kept = BoundedOutput(head, tail)
+    deadline = time.monotonic() + timeout
+    stream = process.stdout
+    os.set_blocking(stream.fileno(), False)
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                process.kill()
+                process.wait()
+                return kept.value(), True
+            if not selector.select(min(left, 1.0)):
+                continue
+            try:
+                data = os.read(stream.fileno(), 1 << 16)
+            except BlockingIOError:
+                continue
+            if not data:
+                break
+            kept.add(data)
+    left = max(0.0, deadline - time.monotonic())
+    try:
+        process.wait(timeout=left)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return kept.value(), True
+    return kept.value(), False
+
+
 def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float,
         cgroups: Cgroups | None = None, seccomp_file: Path | None = None,
-        keep: int = 20000) -> tuple[int, bytes]:
+        keep: int = 20000, head: int = 20000, data_fds: dict[int, Path] | None = None) -> tuple[int, bytes]:
     """Runs COMMAND in the box ARGUMENTS_FILE describes (see write_arguments) and returns (exit
-    status, the last KEEP bytes of its output); 124 when it ran past TIMEOUT seconds of wall time
-    (the box is killed)."""
-    with open(arguments_file, "rb") as args, open(seccomp_file or os.devnull, "rb") as rules:
+    status, its output: the first HEAD and the last KEEP bytes, bounded as it is read); 124 when it
+    ran past TIMEOUT seconds of wall time (the box is killed). DATA_FDS: files opened for the box's
+    --file and --ro-bind-data options, at those descriptor numbers."""
+    with open(arguments_file, "rb") as args, open(seccomp_file or os.devnull, "rb") as rules, \
+            contextlib.ExitStack() as stack:
         options = ["--args", str(args.fileno())]
         if seccomp_file is not None:
             options = ["--seccomp", str(rules.fileno()), *options]
+        opened = {number: stack.enter_context(open_regular(path)) for number, path in (data_fds or {}).items()}
 
         def prepare() -> None:
             die_with_parent()
+            for number, handle in opened.items():
+                os.dup2(handle, number)
             if cgroups is not None:
                 cgroups.enter()
 
         process = subprocess.Popen([*outer_limits(limits), BWRAP, *options, *command],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   env={}, pass_fds=(args.fileno(), rules.fileno()), preexec_fn=prepare)
+                                   env={}, pass_fds=(args.fileno(), rules.fileno(), *opened.values(), *opened),
+                                   preexec_fn=prepare)
+        output, timed_out = read_bounded(process, timeout, head, keep)
+        process.stdout.close()
+        return (124, b"") if timed_out else (process.returncode, output)
+
+
+@contextlib.contextmanager
+def open_regular(path: Path, limit: int | None = None):
+    """A descriptor of the regular file PATH, opened without following a symlink or waiting on a
+    FIFO (OSError for anything else, or for a file larger than LIMIT bytes)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if limit is not None and info.st_size > limit:
+            raise OSError(f"{path} is larger than {limit} bytes")
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_file(path: Path, limit: int) -> bytes:
+    """At most LIMIT bytes of the regular file PATH, which a box wrote: never follows a symlink,
+    never waits on a FIFO, never holds more than LIMIT (OSError for anything but a regular file)."""
+    with open_regular(path) as fd:
+        chunks, size = [], 0
+        while size < limit:
+            data = os.read(fd, min(1 << 20, limit - size))
+            if not data:
+                break
+            chunks.append(data)
+            size += len(data)
+        return b"".join(chunks)
+
+
+class Staging:
+    """A folder of neutral name (the system's temporary folder, a random name, mode 0700) from which
+    a box's folders are bound: a bind shows its host path in the box's /proc/self/mountinfo, so the
+    box sees this name, never the grading folder's path or a classmate's. Files are hard-linked
+    into it where they can be (else copied); close() removes it."""
+
+    def __init__(self):
+        self.path = Path(tempfile.mkdtemp(prefix="box-"))
+
+    def folder(self, name: str) -> Path:
+        folder = self.path / name
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return folder
+
+    def add(self, source: Path, name: str) -> Path:
+        target = self.path / name
+        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
-            output, _ = process.communicate(timeout=timeout)
-            return process.returncode, output[-keep:]
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
-            return 124, b""
+            os.link(source, target, follow_symlinks=False)
+        except OSError:
+            shutil.copy2(source, target, follow_symlinks=False)
+        return target
+
+    def add_tree(self, source: Path, name: str) -> Path:
+        for path in sorted(Path(source).rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                self.add(path, f"{name}/{path.relative_to(source)}")
+        return self.folder(name)
+
+    def close(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def __enter__(self) -> "Staging":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccomp_file: Path,
-                    limits: Limits) -> None:
+                    limits: Limits, data: dict[int, Path] | None = None) -> None:
     """A script that starts the worker box. The checks process runs it for each box it starts, with
     a socket to the box's first process (grading/native/box.cpp, which starts a fresh worker for each
     check and loads the no-fork filter into each) on fd 3: it joins the cgroups the check's step
@@ -247,8 +394,10 @@ def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccom
                     'for group in $SCALEBOOK_BOX_CGROUPS; do echo $$ > "$group/cgroup.procs" || exit 125; done\n'
                     f"exec {ENV} -i {' '.join(outer_limits(limits))} {BWRAP} "
                     f"--args {ARGS_FD} {ARGS_FD}<{shlex.quote(str(arguments_file))} "
-                    f"{SECCOMP_FD}<{shlex.quote(str(seccomp_file))} {shlex.join(command)}\n")
-    path.chmod(0o755)
+                    f"{SECCOMP_FD}<{shlex.quote(str(seccomp_file))} "
+                    + "".join(f"{fd}<{shlex.quote(str(file))} " for fd, file in (data or {}).items())
+                    + f"{shlex.join(command)}\n")
+    path.chmod(0o700)
 
 
 _libc = ctypes.CDLL(None, use_errno=True)

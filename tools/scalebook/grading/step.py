@@ -37,7 +37,7 @@ class Step:
 
     def __init__(self, submission: Path):
         self.submission = submission
-        self.tree = submission.parent
+        self.tree = KIT.parent  # DIR/ctest: the kit and the object cache beside the students' folders
         self.settings = Settings.from_dict(read_json(KIT / "settings.json"))
         self.kit = read_json(KIT / "kit.json")
         self.ledger = Ledger(submission / "ledger")
@@ -74,7 +74,7 @@ def build(step: Step, chapter: str) -> int:
         if result["status"] == "compiled":
             digest.update(hashlib.sha256((out / f"{result['source']}.o").read_bytes()).digest())
     cache = step.tree / "objects"
-    cache.mkdir(exist_ok=True)
+    cache.mkdir(mode=0o700, exist_ok=True)
     key = f"link-{digest.hexdigest()}"
     with open(cache / f"{key}.lock", "w") as lock:  # a classmate's identical link, under way: wait for it
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -86,10 +86,13 @@ def build(step: Step, chapter: str) -> int:
     linked = any(r["status"] == "compiled" for r in exercises.values()) and link_error is None and worker.exists()
     if linked:
         limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=step.settings.check_seconds + 1))
+        # The worker and the box's first process are copied into the box (bwrap's --ro-bind-data),
+        # not bound: a bind would show their host paths in the box's mountinfo.
         command = sandbox.write_arguments(out / "worker.box", sandbox.box_arguments(
-            [("ro", worker, "/worker"), ("ro", KIT / "bin" / "grade_box", "/launcher")], ["/launcher"], limits,
-            count_processes=False, as_pid_1=True))
-        sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits)
+            [("data", sandbox.WORKER_FD, "/worker"), ("data", sandbox.LAUNCHER_FD, "/launcher")], ["/launcher"],
+            limits, count_processes=False, as_pid_1=True))
+        sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits,
+                                {sandbox.WORKER_FD: worker, sandbox.LAUNCHER_FD: KIT / "bin" / "grade_box"})
     for exercise, result in exercises.items():
         if result["status"] == "compiled" and not linked:
             result = dict(result, status="compile_error", message=link_error or "the worker was not linked")

@@ -12,20 +12,38 @@ from pathlib import Path
 from ..course import Chapter
 
 
+# A grading folder DIR has two namespaces: the grader's names (DIR/grades.csv, DIR/index.html,
+# DIR/ctest/kit, DIR/ctest/run.json, DIR/slurm, ...) and the students' (DIR/students/NAME for each
+# student's reports, DIR/ctest/students/NAME for its CTest tree). A student's name is only ever used
+# inside a "students" folder, which holds nothing else: no name a student chooses can meet a file
+# the grader writes.
+STUDENTS = "students"
+
+
+def reports_folder(out_dir: Path, name: str) -> Path:
+    """DIR/students/NAME: NAME's report.json, junit.xml and feedback.html."""
+    return out_dir / STUDENTS / name
+
+
+def tests_folder(tree: Path, name: str) -> Path:
+    """DIR/ctest/students/NAME: NAME's CTest tree (its files, builds, runs and results)."""
+    return tree / STUDENTS / name
+
+
 def bracket(text: str) -> str:
     """A CMake bracket argument: no escapes needed (names never hold "]==]")."""
     return f"[==[{text}]==]"
 
 
 def write_submission_tests(tree: Path, name: str, kit: dict, chapters: list[Chapter], into: Path | None = None) -> None:
-    """TREE/NAME/CTestTestfile.cmake (or INTO/CTestTestfile.cmake: a tree's file written for the place
+    """TREE/students/NAME/CTestTestfile.cmake (or INTO/CTestTestfile.cmake: a tree's file written for the place
     it will have, grading/regrade.py), naming every path by TREE."""
     # The compile step runs from the kit's copy of this package: -m from the kit's tools/ (its working
     # directory), and -E -s -S so that no environment variable or site folder adds to what it imports.
     step = [sys.executable, "-E", "-s", "-S", "-m", "scalebook.grading.step"]
     step_dir = str(tree / "kit" / "tools")
     check_step = str(tree / "kit" / "bin" / "grade_check")
-    folder = tree / name
+    folder = tests_folder(tree, name)
     lines = [f"# The grading of {name}: written by ./workbook grade; run with ctest.\n"]
 
     def test(test_name: str, argv: list[str], properties: dict[str, str]) -> None:
@@ -61,7 +79,7 @@ def write_tree(out_dir: Path, names: list[str]) -> None:
         "# A class's grading as a CTest tree (./workbook grade): ctest --test-dir THIS -R 'alice/.*4\\.2'\n"
         'subdirs("ctest")\n')
     (out_dir / "ctest" / "CTestTestfile.cmake").write_text(
-        "".join(f"subdirs({bracket(n)})\n" for n in sorted(names)))
+        "".join(f"subdirs({bracket(STUDENTS + '/' + n)})\n" for n in sorted(names)))
 
 
 def ctest_outcomes(junit: Path) -> dict[str, str]:

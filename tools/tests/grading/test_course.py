@@ -204,8 +204,8 @@ def course(base: Path, user: int | None, instructor: Instructor) -> None:
     absent = "3 roster students: missing, empty, foreign" if user is not None else "2 roster students: missing, empty"
     expect(f"no submission for {absent}" in done.stdout + done.stderr,
            f"{who}: grade names the roster's students it was given no submission of ({absent})")
-    records = {p.parent.name: json.loads(p.read_text()) for p in grades.glob("ctest/*/record.json")}
-    reports = {p.parent.name: json.loads(p.read_text()) for p in grades.glob("*/report.json")}
+    records = {p.parent.name: json.loads(p.read_text()) for p in grades.glob("ctest/students/*/record.json")}
+    reports = {p.parent.name: json.loads(p.read_text()) for p in grades.glob("students/*/report.json")}
     scores = {name: r["score"] for name, r in reports.items()}
     maximum = reports["ontime"]["max_score"] if "ontime" in reports else 0
     hidden = [t for t in records.get("ontime", {}).get("tests", []) if t.get("hidden")]
@@ -231,8 +231,8 @@ def course(base: Path, user: int | None, instructor: Instructor) -> None:
     leaked = [f"{p.relative_to(grades)}: {s}" for p in given for s in secrets if s in p.read_text(errors="replace")
               and not (p.parent.parent.name == "gradescope" and hidden_only_for_instructors(p, s))]
     expect(given and not leaked, f"{who}: nothing a student is given names a hidden check (--show-hidden count): {leaked[:3]}")
-    expect("hidden checks" in (grades / "tuned" / "feedback.html").read_text()
-           and "4.3 allowed scores" in (grades / "ctest" / "tuned" / "feedback.html").read_text(),
+    expect("hidden checks" in (grades / "students" / "tuned" / "feedback.html").read_text()
+           and "4.3 allowed scores" in (grades / "ctest" / "students" / "tuned" / "feedback.html").read_text(),
            f"{who}: the student's page counts the hidden checks; the instructor's names them")
     if maximum:
         exports(grades / "exports", reports, maximum, who)
@@ -281,15 +281,15 @@ def regrade(base: Path, user: int | None, home: Path, instructor: Instructor, gr
     page = (preview / "compare.html").read_text()
     expect(all(f">{n}</a>" in page for n in fixed) and instructor.hidden_name in page and "<script" not in page,
            f"{who}: compare.html shows the students whose grade changed and the check")
-    new_records = {p.parent.name: json.loads(p.read_text()) for p in preview.glob("ctest/*/record.json")}
+    new_records = {p.parent.name: json.loads(p.read_text()) for p in preview.glob("ctest/students/*/record.json")}
     expect(all(r["commit"] == new_commit for r in new_records.values())
            and new_records["ontime"]["score"] == records["ontime"]["score"] + 1,
            f"{who}: the new records name the erratum's commit and carry the point gained")
     done = run([str(instructor.command), "grade", "--accept", str(preview), "--into", str(grades)], user, home)
     kept = [p for p in grades.parent.iterdir() if p.name.startswith("grades.replaced-")]
     expect(done.returncode == 0 and not preview.exists() and len(kept) == 1
-           and json.loads((grades / "ctest" / "ontime" / "record.json").read_text())["commit"] == new_commit
-           and json.loads((kept[0] / "ctest" / "ontime" / "record.json").read_text())["commit"] == instructor.term
+           and json.loads((grades / "ctest" / "students" / "ontime" / "record.json").read_text())["commit"] == new_commit
+           and json.loads((kept[0] / "ctest" / "students" / "ontime" / "record.json").read_text())["commit"] == instructor.term
            and (grades / "exports" / "canvas.csv").exists(),
            f"{who}: --accept puts the regrade in the old folder's place, exports too, and keeps the old grades beside it")
     again = run(["ctest", "--test-dir", str(grades), "-R", ctest_pattern([f"ontime/{CH4}/{instructor.hidden_name}"])],
@@ -346,7 +346,7 @@ def regrade_timing(base: Path, instructor: Instructor, count: int = 30) -> None:
         return done, time.monotonic() - start
 
     done, first = timed("--out", str(grades))
-    records = [json.loads(p.read_text()) for p in grades.glob("ctest/*/record.json")]
+    records = [json.loads(p.read_text()) for p in grades.glob("ctest/students/*/record.json")]
     checks = len(records[0]["tests"]) if records else 0
     work = {k: sum(r["work"][k] for r in records) for k in ("compiled", "linked", "checks_run", "reused")}
     expect(done.returncode == 0 and len(records) == count and work["compiled"] == 3 * count and work["checks_run"] == count * checks,
@@ -361,7 +361,7 @@ def regrade_timing(base: Path, instructor: Instructor, count: int = 30) -> None:
         data = json.loads((preview / "compare.json").read_text()) if (preview / "compare.json").exists() else {}
         work = data.get("work", {})
         changed = {c["check"] for s in data.get("students", []) for c in s["changes"]}
-        rerun = {t["name"] for p in preview.glob("ctest/*/record.json") for t in json.loads(p.read_text())["tests"]
+        rerun = {t["name"] for p in preview.glob("ctest/students/*/record.json") for t in json.loads(p.read_text())["tests"]
                  if not t.get("reused")}
         wanted = count if erratum else 0
         expect(done.returncode == 0 and work.get("compiled") == 0 and work.get("linked") == 0

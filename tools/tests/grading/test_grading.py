@@ -122,8 +122,9 @@ def main() -> int:
 
         reports = {}  # the instructor's records: every check, the hidden ones too (the students' views below)
         for name in fixtures:
-            path = out / "ctest" / name / "record.json"
-            expect(path.exists() and (out / name / "report.json").exists(), f"{name}: record.json and report.json written")
+            path = out / "ctest" / "students" / name / "record.json"
+            expect(path.exists() and (out / "students" / name / "report.json").exists(),
+                   f"{name}: record.json and report.json written")
             if path.exists():
                 reports[name] = json.loads(path.read_text())
         if len(reports) != len(fixtures):
@@ -217,8 +218,8 @@ def main() -> int:
             expect(sum(int(x) for x in row[1:total]) == int(row[total]) == reports[row[0]]["score"],
                    f"{row[0]}: csv totals add up")
 
-        junit = ET.parse(out / "crashes" / "junit.xml").getroot()
-        shown = json.loads((out / "crashes" / "report.json").read_text())  # the student's: hidden checks counted
+        junit = ET.parse(out / "students" / "crashes" / "junit.xml").getroot()
+        shown = json.loads((out / "students" / "crashes" / "report.json").read_text())  # hidden checks counted
         expect(len(junit.findall("testcase")) == len(shown["tests"]), "junit.xml has one testcase per check the student sees")
         expect(len(junit.findall("testcase/error")) == sum(t["status"] in ("crashed", "timed_out", "compile_error",
                                                                            "not_run")

@@ -97,7 +97,7 @@ def grade(out: Path, submissions: list[Path], *options: str, user: int | None = 
 
 
 def reports_in(out: Path) -> dict[str, dict]:
-    return {p.parent.name: json.loads(p.read_text()) for p in out.glob("ctest/*/record.json")}
+    return {p.parent.name: json.loads(p.read_text()) for p in out.glob("ctest/students/*/record.json")}
 
 
 def messages(report: dict, exercise: str) -> list[str]:
@@ -220,7 +220,7 @@ static const int daemonised = [] {{
     if (fork() == 0) {{
       sleep(3);
       std::ofstream("{out / 'grades.csv'}") << "daemon,99,99,99,99\\n";
-      std::ofstream("{out / 'honest' / 'report.json'}") << "{{}}";
+      std::ofstream("{out / 'students' / 'honest' / 'report.json'}") << "{{}}";
       std::ofstream("{ROOT / 'tools' / 'run-check'}") << "#!/bin/sh\\nexit 0\\n";
       std::ofstream("{honest_file}") << "// overwritten\\n";
     }}
@@ -257,7 +257,8 @@ static const int flood = [] {
     prepend(incbin / DOT, f'__asm__(".pushsection .rodata\\n.incbin \\"{secret}\\"\\n.popsection");\n'
                           f'__asm__(".pushsection .rodata\\n.incbin \\"{ROOT / "solutions" / DOT}\\"\\n.popsection");')
 
-    # Intake: a symlink to the instructor's solution, a file where a folder should be, reserved names.
+    # Intake: a symlink to the instructor's solution, a file where a folder should be, a bad name, a
+    # folder named like a file the grader writes (its own namespace: graded like any other).
     linked = from_tree("symlinked", "exercises")
     (linked / DOT).unlink()
     (linked / DOT).symlink_to(ROOT / "solutions" / DOT)
@@ -379,7 +380,7 @@ static const int flood = [] {
     expect(result.returncode == 0, f"grading finishes (exit {result.returncode}) in {seconds:.0f} s")
     reports = reports_in(out)
     csv_before = (out / "grades.csv").read_bytes() if (out / "grades.csv").exists() else b""
-    honest_report_before = (out / "honest" / "report.json").read_bytes()
+    honest_report_before = (out / "students" / "honest" / "report.json").read_bytes()
     time.sleep(4)  # the daemon's moment
 
     maximum = reports["honest"]["max_score"]
@@ -394,7 +395,7 @@ static const int flood = [] {
     daemon_ch3 = [t for t in reports["daemon"]["tests"] if t["chapter"] == CH3]
     expect(all(t["status"] == "passed" for t in daemon_ch3), "the daemon's own honest work counts")
     expect((out / "grades.csv").read_bytes() == csv_before, "grades.csv is unchanged seconds later")
-    expect((out / "honest" / "report.json").read_bytes() == honest_report_before,
+    expect((out / "students" / "honest" / "report.json").read_bytes() == honest_report_before,
            "the honest report is unchanged seconds later")
     expect(tree_hash(ROOT, tracked_files()) == instructor_before, "the instructor's tree is byte-identical")
     expect(tree_hash(honest) == honest_before, "the honest submission's folder is untouched")
@@ -417,7 +418,9 @@ static const int flood = [] {
            all(t["status"] == "compile_error" for t in sym["tests"] if t["exercise"] == "3.1"),
            "a symlinked exercise file is refused and reported")
     refused = {r["submission"]: r for r in reports.values() if r.get("refused")}
-    expect(len(refused) == 3, f"a file, a reserved name and a formula name are one refused entry each ({sorted(refused)})")
+    expect(len(refused) == 2, f"a file and a formula name are one refused entry each ({sorted(refused)})")
+    expect(reports.get("grades.csv", {}).get("score") == 0 and not reports.get("grades.csv", {}).get("refused"),
+           "a folder named like a grader file (grades.csv) is graded like any other: its own name, its own folder")
     with open(out / "grades.csv") as f:
         rows = list(csv.reader(f))
     expect(len(rows) == 1 + len(everything), f"grades.csv has a row per submission ({len(rows) - 1})")
@@ -458,13 +461,13 @@ static const int flood = [] {
     expect(relabelled and all(t["status"] == "failed" for t in relabelled),
            f"a message cannot relabel its status: {[t['status'] for t in relabelled]}")
 
-    hostile_report = (out / "hostile" / "report.json").read_text()
+    hostile_report = (out / "students" / "hostile" / "report.json").read_text()
     hostile_messages = messages(json.loads(hostile_report), "3.2")
     unsafe = [m for m in hostile_messages if any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f or c == "\u202e" for c in m)]
     expect(hostile_messages and not unsafe and "\\x1b[31m" in hostile_messages[0],
            f"report.json's messages hold no control character, shown escaped: {hostile_messages[:1]}")
     try:
-        ET.parse(out / "hostile" / "junit.xml")
+        ET.parse(out / "students" / "hostile" / "junit.xml")
         junit_ok = True
     except ET.ParseError as error:
         junit_ok = False
@@ -485,7 +488,7 @@ static const int flood = [] {
     budget = reports["sleeper"]
     named = [t["message"] for t in budget["tests"] if t["message"].startswith("timed_out: submission budget")]
     expect(named, "a submission that sleeps in every call is stopped by its budget, named as such")
-    checking = sum(float(case.get("time", 0)) for case in ET.parse(out / "ctest" / "sleeper" / "ctest-junit.xml").iter(
+    checking = sum(float(case.get("time", 0)) for case in ET.parse(out / "ctest" / "students" / "sleeper" / "ctest-junit.xml").iter(
         "testcase") if not case.get("name", "").endswith(("/build", "/start")))
     expect(checking < 120 + 30, f"... its checks took the budget and no more ({checking:.0f} s of 120)")
     expect(any(t["message"].startswith("timed_out: call wall") or "did not return within" in t["message"]

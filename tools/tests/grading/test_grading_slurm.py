@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """./workbook grade --slurm against a real single-node Slurm (Debian's slurm-wlm and munge, started
-by the test in a scratch folder): the class graded as a job array gives exactly the grades of a
-local run, and --resume after a partial run grades only what is missing. Skipped, naming the
+by the test in a scratch folder): the class graded as a job array, one task per submission, gives
+exactly the grades of a local run, and --resume after a partial run grades only what is missing. Skipped, naming the
 packages, where they are absent."""
 from __future__ import annotations
 
@@ -59,16 +59,26 @@ def main() -> int:
             remote, slurm_seconds = grade(base / "shared", subs, "--slurm=", "--slurm-concurrency", "2", "--wait",
                                           env=cluster.env)
             expect(remote.returncode == 0, "the Slurm run's array tasks and merge job complete")
+            # One array task per submission (the cluster's MaxArraySize is Slurm's default, 1001):
+            # each task wrote its log.
+            tasks = sorted(p.name for p in (base / "shared" / "slurm").glob("*/task-*.out"))
+            expect(f"({len(subs)} tasks," in remote.stdout and len(tasks) == len(subs),
+                   f"a class of {len(subs)} runs as {len(subs)} array tasks ({tasks})")
+            shared = base / "shared"
+            open_to_others = [str(p.relative_to(shared)) for p in [shared, *shared.rglob("*")]
+                              if not p.is_symlink() and p.lstat().st_mode & 0o077]
+            expect(not open_to_others, f"what the tasks and the merge wrote is the grading user's alone "
+                                       f"({open_to_others[:4]})")
             expect((base / "shared" / "grades.csv").exists() and
                    rows(base / "shared" / "grades.csv") == rows(base / "local" / "grades.csv"),
                    "grades.csv from the Slurm merge job equals the local run's")
             for sub in subs:
-                here = json.loads((base / "local" / sub.name / "report.json").read_text())
-                there = json.loads((base / "shared" / sub.name / "report.json").read_text())
+                here = json.loads((base / "local" / "students" / sub.name / "report.json").read_text())
+                there = json.loads((base / "shared" / "students" / sub.name / "report.json").read_text())
                 expect([(t["name"], t["status"], t["points"]) for t in here["tests"]] ==
                        [(t["name"], t["status"], t["points"]) for t in there["tests"]],
                        f"{sub.name}: every check's verdict is the same on Slurm")
-            (base / "shared" / "ben" / "report.json").unlink()  # a task that never ran
+            (base / "shared" / "students" / "ben" / "report.json").unlink()  # a task that never ran
             again, _ = grade(base / "shared", subs, "--slurm=", "--resume", "--wait", env=cluster.env)
             expect(again.stdout.count("already graded") == 2 and "submitted 1 submissions" in again.stdout,
                    "--resume after a partial run submits only the missing submission")

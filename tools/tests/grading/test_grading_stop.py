@@ -68,7 +68,7 @@ def stop_midway(base: Path, how: str, subs: list[Path]) -> None:
         command = ["timeout", "--signal=TERM", "3600", *command]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     started = time.monotonic()
-    first = out / subs[0].name / "report.json"
+    first = out / "students" / subs[0].name / "report.json"
     while not first.exists() and process.poll() is None and time.monotonic() - started < 900:
         time.sleep(0.1)
     # Until the second submission is being graded in a box (a step, its trusted process and the
@@ -95,7 +95,7 @@ def stop_midway(base: Path, how: str, subs: list[Path]) -> None:
     expect(left == [], f"{how}: every process the run started ended within a second ({len(left)} left: {left[:5]})")
     expect(first.exists() and first.read_bytes() == report_before and json.loads(first.read_text())["tests"],
            f"{how}: the finished report is whole and unchanged")
-    expect(not (out / subs[1].name / "report.json").exists(), f"{how}: the submission it stopped has no report")
+    expect(not (out / "students" / subs[1].name / "report.json").exists(), f"{how}: the submission it stopped has no report")
 
 
 def main() -> int:

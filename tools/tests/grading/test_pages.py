@@ -196,8 +196,8 @@ def check_class_page(folder: Path, context: dict) -> None:
                      "student2", "Student3", "student10"],
            f"class page: each name, as text, in its own row, in natural name order ({names})")
     hrefs = [e["attrs"]["href"] for e in table.find("a")]
-    expect("o%27brien%22%26co/feedback.html" in hrefs and "esc%1B%5B31mred/feedback.html" in hrefs
-           and all(re.fullmatch(r"[A-Za-z0-9%._~-]+/feedback\.html", h) for h in hrefs),
+    expect("students/o%27brien%22%26co/feedback.html" in hrefs and "students/esc%1B%5B31mred/feedback.html" in hrefs
+           and all(re.fullmatch(r"students/[A-Za-z0-9%._~-]+/feedback\.html", h) for h in hrefs),
            f"class page: each name links to its feedback page, percent-encoded ({hrefs})")
     totals = {e["text"].split("\n")[0]: e["text"] for e in table.find("tr")[1:]}
     expected_totals = {r["submission"]: f"{r['score']} / {r['max_score']}" for r in reports}

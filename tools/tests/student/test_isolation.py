@@ -71,7 +71,7 @@ def loop_verdicts(tree: Path, changes: dict) -> dict[str, tuple[str, str]]:
 
 
 def grading_verdicts(out: Path, name: str) -> dict[str, tuple[set[str], set[str]]]:
-    report = json.loads((out / name / "report.json").read_text())
+    report = json.loads((out / "students" / name / "report.json").read_text())
     found: dict[str, tuple[set[str], set[str]]] = {}
     for test in report["tests"]:
         statuses, messages = found.setdefault(test["exercise"], (set(), set()))

@@ -407,7 +407,7 @@ def main() -> int:
         graded = subprocess.run([str(ROOT / "workbook"), "grade", "--out", str(grades), "--chapters", "1",
                                  str(submission)], capture_output=True, text=True)
         print(graded.stdout[-500:])
-        report = json.loads((grades / "alice" / "report.json").read_text())
+        report = json.loads((grades / "students" / "alice" / "report.json").read_text())
         points_11 = sum(t["max_points"] for t in report["tests"] if t["exercise"] == "1.1")
         expect(report["score"] == points_11 and points_11 > 0,
                f"this tree grades the edition's submission: {report['score']} = 1.1's {points_11} points")

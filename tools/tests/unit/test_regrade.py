@@ -29,7 +29,7 @@ from scalebook.errors import UsageError
 from scalebook.grading import regrade
 from scalebook.grading.hidden import WITHHELD, student_view
 from scalebook.grading.inputs import SplitError, identities_of, macro_definitions, split_checks
-from scalebook.grading.report import award_points, ctest_pattern
+from scalebook.grading.report import award_points, ctest_pattern, record_path
 from tests.harness import expect, finish
 
 CHECKS = '''#include <doctest/doctest.h>
@@ -188,8 +188,8 @@ def folder(path: Path, commit: str, names: list[str], marker: str) -> None:
                                                          "submissions": {n: {} for n in names}}))
     (path / "ctest" / "kit" / "kit.json").write_text(json.dumps({"checks": {}, "chapters": {}}))
     for name in names:
-        (path / "ctest" / name).mkdir()
-        (path / "ctest" / name / "record.json").write_text(json.dumps({"submission": name, "marker": marker}))
+        record_path(path, name).parent.mkdir(parents=True)
+        record_path(path, name).write_text(json.dumps({"submission": name, "marker": marker}))
     (path / "marker.txt").write_text(marker)
 
 
@@ -212,13 +212,13 @@ def accept_checks(base: Path) -> None:
             said = str(error)
         expect(words in said and (old / "marker.txt").read_text() == "old", f"accept refuses {what}: {said[:120]}")
 
-    record = old / "ctest" / "bob" / "record.json"
+    record = record_path(old, "bob")
     record.write_text(record.read_text().replace("old", "regraded"))
     refused("changed since the preview", "a preview whose old grades changed since")
     record.write_text(record.read_text().replace("regraded", "old"))
-    (new / "ctest" / "bob" / "record.json").unlink()
+    record_path(new, "bob").unlink()
     refused("not complete", "an incomplete preview")
-    (new / "ctest" / "bob" / "record.json").write_text(json.dumps({"submission": "bob", "marker": "new"}))
+    record_path(new, "bob").write_text(json.dumps({"submission": "bob", "marker": "new"}))
     with open(new / "ctest" / regrade.LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         refused("is writing", "while a grading run writes the preview")
@@ -234,9 +234,9 @@ def accept_checks(base: Path) -> None:
     expect((old / "marker.txt").read_text() == "new" and (kept / "marker.txt").read_text() == "old" and not new.exists()
            and kept.parent == old.parent and kept.name.startswith("grades.replaced-"),
            f"accept: the regrade in the old folder's place, the old grades kept beside it ({kept.name})")
-    text = (old / "ctest" / "alice" / "CTestTestfile.cmake").read_text()
-    kept_text = (kept / "ctest" / "alice" / "CTestTestfile.cmake").read_text()
-    expect(f"{old}/ctest/alice" in text and str(new) not in text and f"{kept}/ctest/alice" in kept_text,
+    text = (record_path(old, "alice").parent / "CTestTestfile.cmake").read_text()
+    kept_text = (record_path(kept, "alice").parent / "CTestTestfile.cmake").read_text()
+    expect(f"{old}/ctest/students/alice" in text and str(new) not in text and f"{kept}/ctest/students/alice" in kept_text,
            "accept: each folder's CTest files name its own place")
     expect(json.loads((old / "compare.json").read_text()).get("accepted", {}).get("replaced") == str(kept),
            "accept: the accepted preview says when, and where the grades it replaced are")

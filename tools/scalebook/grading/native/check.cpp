@@ -10,7 +10,7 @@
 //       the text rule alone (safe() below), for its test: records "LIMIT ONE_LINE LENGTH\n" and
 //       LENGTH bytes on standard input, each answered with "LENGTH\n" and the safe text
 //
-// Limits come from SUBMISSION/../kit/settings.env. The verdict is written to
+// Limits come from the kit's settings.env (this binary is KIT/bin/grade_check). The verdict is written to
 // SUBMISSION/results/KEY.tsv ("STATUS<TAB>MESSAGE") and printed, its first line the status and
 // message, made safe for a terminal by safe() below (control characters, invalid UTF-8, format
 // characters such as bidirectional overrides shown as \xNN, \uNNNN or \UNNNNNNNN). The status
@@ -42,15 +42,26 @@
 
 namespace {
 
+// At most LIMIT bytes of the regular file PATH ("" if it is anything else): never follows a
+// symlink, never waits on a FIFO or a device, never holds more than it keeps.
 std::string read_file(const std::string& path, std::size_t limit = 1 << 20) {
-  std::ifstream in(path, std::ios::binary);
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
   struct stat info{};
-  // A file's size where it has one (files of /proc and /sys say 0: read those up to LIMIT).
-  if (stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0)
-    limit = std::min(limit, static_cast<std::size_t>(info.st_size));
-  std::string text(limit, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(limit));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  std::string text;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    text.resize(std::min(limit, static_cast<std::size_t>(64) << 10));
+    std::size_t have = 0;
+    while (have < limit) {
+      if (have == text.size()) text.resize(std::min(limit, text.size() * 2));
+      const ssize_t got = read(fd, text.data() + have, text.size() - have);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      have += static_cast<std::size_t>(got);
+    }
+    text.resize(have);
+  }
+  close(fd);
   return text;
 }
 
@@ -62,6 +73,16 @@ bool write_file(const std::string& path, const std::string& text) {
     if (!out) return false;
   }
   return std::rename(part.c_str(), path.c_str()) == 0;
+}
+
+// The kit this step belongs to (it is KIT/bin/grade_check), whatever folder a submission is in.
+std::string kit_dir() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) return ".";
+  std::string path(self, static_cast<std::size_t>(length));
+  for (int up = 0; up < 2; ++up) path = path.substr(0, path.rfind('/'));
+  return path;
 }
 
 std::map<std::string, std::string> read_settings(const std::string& path) {
@@ -132,6 +153,17 @@ std::u32string decode(const std::string& text) {
     }
     out += code;
     i += static_cast<std::size_t>(length);
+  }
+  return out;
+}
+
+// The trusted process's output, each line after "| ": no line of it can pass for one of CTest's
+// own (a "100% tests passed" printed by a check's message, say) in ctest --output-on-failure.
+std::string quoted(const std::string& text) {
+  std::string out = "| ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "| ";
   }
   return out;
 }
@@ -207,7 +239,7 @@ int safe_records() {
 // --- the submission's budget: seconds its checks spent in this ctest run ----------------------
 
 double add_to_ledger(const std::string& ledger, const char* what, double seconds) {
-  const int fd = open((ledger + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  const int fd = open((ledger + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0) flock(fd, LOCK_EX);
   std::map<std::string, double> spent;
   std::istringstream lines(read_file(ledger));
@@ -298,7 +330,7 @@ struct Verdict {
 
 int finish(const std::string& submission, const std::string& key, const std::string& code, const Verdict& verdict,
            const std::string& output) {
-  mkdir((submission + "/results").c_str(), 0755);
+  mkdir((submission + "/results").c_str(), 0700);
   write_file(submission + "/results/" + key + ".tsv", code + "\t" + verdict.status + "\t" + verdict.message + "\n");
   // A message that names its status already ("timed_out: call wall") is printed as it is.
   if (verdict.message.rfind(verdict.status + ":", 0) == 0) std::printf("%s\n", verdict.message.c_str());
@@ -328,23 +360,28 @@ Verdict from_transport(const std::string& code, const std::string& message) {
 }
 
 // One run of a trusted checks process: FILTER picks the checks ("" for all of the binary's), RUN is
-// its own folder (results.tsv, output.log), WALL its wall-clock limit (stopped a little later).
+// its own folder (results.tsv, output.log, charged), LIMIT the charged seconds it may spend (what
+// is left of the submission's budget). The trusted process keeps every time limit itself, in
+// charged time (lib/remote/client.cpp: wall clock less a busy machine's waits and the calls' CPU),
+// and says what its checks were charged; this step stops it only if it outlasts ten times LIMIT
+// and a minute in wall clock (a fault of the trusted side: it has no blocking wait of its own).
 struct TrustedRun {
-  bool stopped = false;   // past its wall-clock limit
+  bool stopped = false;   // stopped by this step
   int status = 0;         // waitpid's
-  double seconds = 0;
+  double seconds = 0;     // wall clock
+  double charged = 0;     // what its checks were charged (or LIMIT, when it was stopped)
   std::string results;    // the results file's text
   std::string output;     // its output, made safe
 };
 
 TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const std::string& build,
-                       const std::string& run, const std::string& binary, const std::string& filter, double wall,
-                       double deadline) {
+                       const std::string& run, const std::string& binary, const std::string& filter, double limit) {
   const double check_seconds = std::stod(settings.at("check_seconds"));
-  const double grace = 2.0;
-  mkdir(run.c_str(), 0755);
-  const std::string results = run + "/results.tsv", log = run + "/output.log";
+  const double wall = 10 * limit + 60;
+  mkdir(run.c_str(), 0700);
+  const std::string results = run + "/results.tsv", log = run + "/output.log", charged = run + "/charged";
   std::remove(results.c_str());
+  std::remove(charged.c_str());
   Cgroups cgroups;
   cgroups.make(settings);
   for (const auto& group : cgroups.groups) {
@@ -361,7 +398,8 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
                                   "SCALEBOOK_CALL_TIMEOUT=" + settings.at("call_seconds"),
                                   "SCALEBOOK_CALL_CPU=" + settings.at("call_cpu_seconds"),
                                   "SCALEBOOK_CHECK_WALL=" + settings.at("check_seconds"),
-                                  "SCALEBOOK_SUBMISSION_DEADLINE=" + std::to_string(deadline)};
+                                  "SCALEBOOK_SUBMISSION_LEFT=" + std::to_string(limit),
+                                  "SCALEBOOK_CHARGED_FILE=" + charged};
   std::vector<char*> envp, argv;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
@@ -370,8 +408,9 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   for (std::string* a : {&binary_copy, &no_colors, &no_version, &results_copy}) argv.push_back(a->data());
   if (!filter.empty()) argv.push_back(filter_copy.data());
   argv.push_back(nullptr);
-  // The process's CPU time: the check's limit, or the whole run's for a chapter's batch.
-  const double cpu_seconds = std::max(check_seconds, wall);
+  // The process's own CPU time (the workers' is theirs): the check's limit, or the whole run's
+  // for a chapter's batch.
+  const double cpu_seconds = std::max(check_seconds, limit);
 
   sigset_t child_signal, old;
   sigemptyset(&child_signal);
@@ -388,7 +427,7 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
     const rlimit cpu{static_cast<rlim_t>(cpu_seconds) + 2, static_cast<rlim_t>(cpu_seconds) + 3};
     setrlimit(RLIMIT_AS, &memory);
     setrlimit(RLIMIT_CPU, &cpu);
-    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
     const int null = open("/dev/null", O_RDONLY);
     dup2(null, 0);
     dup2(out, 1);
@@ -402,7 +441,7 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   while (true) {
     const pid_t ended = waitpid(child, &done.status, WNOHANG);
     if (ended == child) break;
-    const double left = wall + grace - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = wall - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (left <= 0) {
       kill(child, SIGKILL);
       waitpid(child, &done.status, 0);
@@ -417,9 +456,10 @@ TrustedRun run_trusted(const std::map<std::string, std::string>& settings, const
   group_count = 0;
   cgroups.close_all();
   done.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  done.charged = done.stopped ? limit : std::min(done.seconds, std::max(0.0, std::atof(read_file(charged, 64).c_str())));
   std::string output = read_file(log, 1 << 20);
   if (output.size() > 20000) output = output.substr(output.size() - 20000);
-  done.output = safe(output, 4000, false);
+  done.output = quoted(safe(output, 4000, false));
   done.results = read_file(results, 8 << 20);
   return done;
 }
@@ -469,11 +509,11 @@ int batch(const std::string& submission, const std::string& chapter, const std::
     std::printf("no worker: the checks say why one by one\n");
     return 0;
   }
-  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const auto settings = read_settings(kit_dir() + "/settings.env");
   const double budget = std::stod(settings.at("submission_seconds"));
   const double spent = add_to_ledger(submission + "/ledger", "checks", 0.0);
   if (spent >= budget) return 0;
-  mkdir((submission + "/runs").c_str(), 0755);
+  mkdir((submission + "/runs").c_str(), 0700);
   // A regrade that reuses some of the chapter's verdicts (grading/report.py) names the checks to run,
   // one a line, in SUBMISSION/runs/CHAPTER.only; the others are not run.
   std::string filter;
@@ -483,17 +523,16 @@ int batch(const std::string& submission, const std::string& chapter, const std::
     filter += filter.empty() ? "--test-case=" : ",";
     for (char c : name) filter += c == ',' ? std::string("\\,") : std::string(1, c);
   }
-  const TrustedRun done = run_trusted(settings, build, run, binary, filter, budget - spent,
-                                      static_cast<double>(time(nullptr)) + budget - spent);
-  add_to_ledger(submission + "/ledger", "checks", done.seconds);
-  std::printf("the chapter's checks ran together in %.2f s%s\n", done.seconds,
-              done.stopped ? " (stopped at the submission budget)" : "");
+  const TrustedRun done = run_trusted(settings, build, run, binary, filter, budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.charged);
+  std::printf("the chapter's checks ran together in %.2f s (charged %.2f s)%s\n", done.seconds, done.charged,
+              done.stopped ? " (stopped: it outlasted ten times the submission's budget)" : "");
   return 0;
 }
 
 int check(const std::string& submission, const std::string& chapter, const std::string& key,
           const std::string& name, const std::string& exercise, const std::string& binary) {
-  const auto settings = read_settings(submission + "/../kit/settings.env");
+  const auto settings = read_settings(kit_dir() + "/settings.env");
   const std::string results_dir = submission + "/results";
   std::remove((results_dir + "/" + key + ".tsv").c_str());
   const std::string build = submission + "/build/" + chapter;
@@ -524,21 +563,20 @@ int check(const std::string& submission, const std::string& chapter, const std::
                   "");
   }
   // The trusted process stops a check at these limits itself and names them (worker_timed_out:);
-  // this step stops it a little later, should it not.
-  const double wall = std::min(check_seconds, budget - spent);
-  const std::string limit_name = wall < check_seconds ? "submission budget" : "check wall";
-  mkdir((submission + "/runs").c_str(), 0755);
+  // this step stops it, should it not, far later (see run_trusted).
+  const double limit = std::min(check_seconds, budget - spent);
+  const std::string limit_name = limit < check_seconds ? "submission budget" : "check wall";
+  mkdir((submission + "/runs").c_str(), 0700);
   const std::string filter = [&] {
     std::string f = "--test-case=";
     for (char c : name) f += c == ',' ? std::string("\\,") : std::string(1, c);
     return f;
   }();
-  const TrustedRun done = run_trusted(settings, build, submission + "/runs/" + key, binary, filter, wall,
-                                      static_cast<double>(time(nullptr)) + budget - spent);
-  add_to_ledger(submission + "/ledger", "checks", done.seconds);
+  const TrustedRun done = run_trusted(settings, build, submission + "/runs/" + key, binary, filter, budget - spent);
+  add_to_ledger(submission + "/ledger", "checks", done.charged);
   if (done.stopped) {
     char text[64];
-    std::snprintf(text, sizeof text, "%g", wall);
+    std::snprintf(text, sizeof text, "%g", limit);
     return finish(submission, key, "", {"timed_out", "timed_out: " + limit_name + " (" + text + " s): the check was stopped"},
                   done.output);
   }
