@@ -270,6 +270,11 @@ def write_report(record: dict, out_dir: Path, policy: str) -> None:
 
 
 def read_record(out_dir: Path, name: str) -> dict | None:
+    """NAME's record, once its grading has finished: write_report writes the record, then the
+    student's report, so a record without that report is of a run stopped between the two (or a
+    report taken away) and counts as none: --resume grades it again, a merge names it missing."""
+    if not (reports_folder(out_dir, name) / "report.json").is_file():
+        return None
     return read_json(record_path(out_dir, name))
 
 

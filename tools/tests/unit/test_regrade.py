@@ -190,6 +190,8 @@ def folder(path: Path, commit: str, names: list[str], marker: str) -> None:
     for name in names:
         record_path(path, name).parent.mkdir(parents=True)
         record_path(path, name).write_text(json.dumps({"submission": name, "marker": marker}))
+        (path / "students" / name).mkdir(parents=True)
+        (path / "students" / name / "report.json").write_text(json.dumps({"submission": name}))
     (path / "marker.txt").write_text(marker)
 
 
@@ -219,6 +221,10 @@ def accept_checks(base: Path) -> None:
     record_path(new, "bob").unlink()
     refused("not complete", "an incomplete preview")
     record_path(new, "bob").write_text(json.dumps({"submission": "bob", "marker": "new"}))
+    shown = new / "students" / "bob" / "report.json"
+    shown.unlink()
+    refused("not complete", "a preview with a record whose student's report was never written (a stopped run)")
+    shown.write_text(json.dumps({"submission": "bob"}))
     with open(new / "ctest" / regrade.LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         refused("is writing", "while a grading run writes the preview")
