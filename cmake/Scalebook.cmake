@@ -459,6 +459,7 @@ function(_scalebook_chapter_proofs)
       add_test(NAME "${ARG_NAME} bug zoo: ${mutant_name} is caught"
                COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_zoo_${mutant_name}>"
                        -D "MUTANT=${mutant}" -D "RESULTS=${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}.tsv"
+                       -D "PYTHON=${Python3_EXECUTABLE}" -D "RULES=${PROJECT_SOURCE_DIR}/lib/tests/check_messages.py"
                        -P "${SCALEBOOK_CMAKE_DIR}/check_mutant_caught.cmake")
       set_tests_properties("${ARG_NAME} bug zoo: ${mutant_name} is caught" PROPERTIES LABELS proof)
     endforeach()

@@ -2,10 +2,13 @@
 """Apply one bug-zoo mutant (chapters/NN-topic/bugzoo/NAME.mutant) to the current reference.
 
     apply_mutant.py MUTANT SOLUTIONS_DIR OUTPUT_FILE      writes the mutated copy of the named file
-    apply_mutant.py --field FIELD MUTANT                   prints a header field (mistake, expect, file)
+    apply_mutant.py --field FIELD MUTANT                   prints a header field (mistake, id, also, file)
 
-A mutant is a small change, never a copy: header lines `mistake:`, `expect:` and `file:` (a file
-of solutions/NN-topic/), then hunks. A hunk is a run of `-` lines, the exact text of consecutive
+A mutant is a small change, never a copy: header lines `mistake:` and `file:` (a file of
+solutions/NN-topic/), optionally `id:` (the id of the named mistake it is an instance of, when
+another mutant's name is that id; by default the mutant's own name) and `also:` (ids of other
+mistakes whose output it also gives on some check's input, space-separated, each with its reason
+in a comment), then hunks. A hunk is a run of `-` lines, the exact text of consecutive
 lines of the reference, followed by the `+` lines that replace them; `@@` separates hunks and `#`
 starts a comment. Each run of `-` lines must occur exactly once in the reference: when the
 reference moves on, the mutant stops applying and the build says so, instead of testing old code.
@@ -16,7 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
-FIELDS = ("mistake", "expect", "file")
+FIELDS = ("mistake", "id", "also", "file")
+REQUIRED = ("mistake", "file")
 
 
 class MutantError(Exception):
@@ -53,11 +57,13 @@ def parse(path: Path) -> tuple[dict[str, str], list[tuple[list[str], list[str]]]
         else:
             key, sep, value = line.partition(":")
             if not sep or key.strip() not in FIELDS or removed:
-                raise MutantError(f"{path}:{number}: expected 'mistake:', 'expect:', 'file:', "
+                raise MutantError(f"{path}:{number}: expected 'mistake:', 'id:', 'also:', 'file:', "
                                   f"a '-'/'+' line or '@@', got: {line!r}")
             fields[key.strip()] = value.strip()
     close_hunk(0)
-    missing = [f for f in FIELDS if not fields.get(f)]
+    fields.setdefault("id", path.stem)
+    fields.setdefault("also", "")
+    missing = [f for f in REQUIRED if not fields.get(f)]
     if missing:
         raise MutantError(f"{path}: missing {', '.join(missing)}")
     if not hunks:

@@ -1,16 +1,17 @@
 cmake_minimum_required(VERSION 3.25)
 # A hidden bug-zoo mutant (chapters/NN-topic/bugzoo/hidden/NAME.mutant) is a mistake that a submission
 # tuned to the visible checks makes: every visible check passes it, and a hidden check fails it,
-# saying the mutant's "expect: TEXT". BINARY holds the chapter's visible and hidden checks against the
+# saying the mutant's "# expect: TEXT" (a comment to apply_mutant.py, whose format has no such line;
+# for a mistake the hidden checks name, "known mistake [ID]"). BINARY holds the chapter's visible and hidden checks against the
 # mutant; HIDDEN lists the hidden checks' names, one a line.
 file(STRINGS "${MUTANT}" mistake REGEX "^mistake:")
-file(STRINGS "${MUTANT}" expect REGEX "^expect:")
+file(STRINGS "${MUTANT}" expect REGEX "^# expect:")
 if(NOT mistake OR NOT expect)
-  message(FATAL_ERROR "${MUTANT} needs a 'mistake: ...' and an 'expect: ...' line "
+  message(FATAL_ERROR "${MUTANT} needs a 'mistake: ...' and a '# expect: ...' line "
                       "(the text a failing hidden check's message must contain)")
 endif()
 string(REGEX REPLACE "^mistake:[ ]*" "" mistake "${mistake}")
-string(REGEX REPLACE "^expect:[ ]*" "" expect "${expect}")
+string(REGEX REPLACE "^# expect:[ ]*" "" expect "${expect}")
 string(STRIP "${expect}" expect)
 file(STRINGS "${HIDDEN}" hidden)
 get_filename_component(dir "${RESULTS}" DIRECTORY)

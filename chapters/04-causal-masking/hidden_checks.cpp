@@ -17,6 +17,7 @@
 using namespace scalebook;
 using namespace scalebook::ch04;
 using scalebook::testing::from_rows;
+using scalebook::testing::Named;
 using scalebook::testing::near;
 using scalebook::testing::said;
 using scalebook::testing::suspect;
@@ -78,9 +79,10 @@ BoolMatrix masked_ones_win(const BoolMatrix& allowed) {
   return m;
 }
 
-constexpr const char* kSentinel =
-    "a finite sentinel (like -1e9 or lowest()) instead of -infinity? It leaks weight onto masked "
-    "entries: mask with -infinity, or call your masked_softmax";
+constexpr Named kSentinel{"inline_sentinel",
+                          "causal_attention masks by itself with a finite sentinel (like -1e9 or lowest()) "
+                          "instead of -infinity, which leaks weight onto masked entries: mask with -infinity, "
+                          "or call your masked_softmax"};
 
 }  // namespace
 

@@ -61,9 +61,11 @@ PowerLaw fit_power_law(const Numbers& sizes, const Numbers& losses);
 /// sum of squared residuals on linear axes, \f$S(E) = \sum_i (L_i - E - A N_i^{-\alpha})^2\f$.
 /// Scan \f$E_k = \min_i L_i \,(1 - 10^{-12k/256})\f$ for k = 0 .. 255 (E_0 = 0, then ever closer
 /// to the smallest loss: the gap \f$\min_i L_i - E\f$ shrinks by the same factor at each step),
-/// then refine around the best \f$E_k\f$ by golden-section search on
-/// \f$[E_{\max(k-1, 0)}, E_{k+1}]\f$ to a width below \f$10^{-12} \min_i L_i\f$. E never
-/// reaches the smallest loss: the logarithm of \f$L_i - E \le 0\f$ does not exist.
+/// then refine around the best \f$E_k\f$ (the first k of least score) by golden-section search on
+/// \f$[E_{\max(k-1, 0)}, E_{k+1}]\f$ to a width below \f$10^{-12} \min_i L_i\f$. The answer's E is
+/// the midpoint of the last interval, unless its score is above the best grid point's: then it is
+/// that \f$E_k\f$ itself (so a pure power law gets E = 0 exactly); A and alpha are the fit at that
+/// E. E never reaches the smallest loss: the logarithm of \f$L_i - E \le 0\f$ does not exist.
 /// \throws ShapeError if the lists differ in length or hold fewer than 3 points
 /// \throws ValueError as fit_power_law()
 SaturatingPowerLaw fit_saturating_power_law(const Numbers& sizes, const Numbers& losses);

@@ -15,7 +15,7 @@
 //                                 (lib/remote/client.cpp knows it; a message never decides it) (the message is one line, its newlines and
 //                                 backslashes escaped as \n and \\). A "start" with no end means
 //                                 the process died or was stopped inside that check: the runner
-//                                 (tools/scalebook/checks.py) names it and runs the rest again.
+//                                 (tools/scalebook/loop/run_checks.py) names it and runs the rest again.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -30,6 +30,7 @@
 
 namespace scalebook::testing {
 std::string& transport_status();  // below
+std::string submitted(std::string text);  // scalebook/testing.hpp: a submission's text, quoted safely
 }
 
 namespace {
@@ -64,7 +65,7 @@ void write_result(const char* status, const std::string& name, const std::string
 }
 
 // One line for the results file: backslashes and newlines escaped (\\, \n), tabs as spaces.
-std::string one_line(const std::string& text, std::size_t limit = 2000) {
+std::string one_line(const std::string& text, std::size_t limit = 8000) {
   std::string out;
   for (char c : text.substr(0, limit)) {
     if (c == '\\') out += "\\\\";
@@ -116,14 +117,28 @@ struct OutcomeListener : doctest::IReporter {
     write_result(status.c_str(), current_, outcome.message);
   }
   void test_case_exception(const doctest::TestCaseException& e) override {
-    if (e.is_crash) {  // a signal: doctest re-raises it after this, so say it now
-      write_result("crashed", current_, one_line(e.error_string.c_str()));
-      record_failure(current_, std::string("crashed: ") + e.error_string.c_str());
+    if (e.is_crash) {  // a signal: doctest re-raises it after this, so say it now, with the inputs
+      // The INFO / INPUTS contexts of the call that crashed are still in scope: they name its input.
+      std::string contexts;
+      for (int i = 0; i < get_num_active_contexts(); ++i) {
+        std::ostringstream text;
+        get_active_contexts()[i]->stringify(&text);
+        if (!text.str().empty()) contexts += " | " + text.str();
+      }
+      write_result("crashed", current_, one_line(e.error_string.c_str() + contexts));
+      record_failure(current_, std::string("crashed: ") + e.error_string.c_str() + contexts);
       return;
     }
-    const std::string text = e.error_string.c_str();
+    // An exception that left the check: its message is the submission's text; the contexts of the
+    // scopes it left (INPUTS among them) were kept by doctest as it unwound.
+    const std::string text = scalebook::testing::submitted(e.error_string.c_str());
+    std::string contexts;
+    for (int i = get_num_stringified_contexts() - 1; i >= 0; --i) {
+      const std::string context = get_stringified_contexts()[i].c_str();
+      if (!context.empty()) contexts += " | " + context;
+    }
     const std::string eigen = eigen_assertion(text, current_);
-    record_failure(current_, eigen.empty() ? "threw: " + text : eigen);
+    record_failure(current_, (eigen.empty() ? "threw: " + text : eigen) + contexts);
   }
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
@@ -144,7 +159,7 @@ struct OutcomeListener : doctest::IReporter {
     if (!texts.empty() && !texts.back().empty()) message += texts.back() + " | ";
     message += data.m_expr;
     if (data.m_threw) {
-      const std::string thrown = data.m_exception.c_str();
+      const std::string thrown = scalebook::testing::submitted(data.m_exception.c_str());
       const std::string eigen = eigen_assertion(thrown, current_);
       message = eigen.empty() ? message + " threw: " + thrown : eigen + " | " + message;
     } else if (data.m_decomp.size() > 0) {

@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -25,16 +26,91 @@ std::string format_entry(double x) {
   return out.str();
 }
 
+// "0, 2, 5..7": indices as short runs.
+std::string runs(const std::vector<Index>& indices) {
+  std::string out;
+  for (std::size_t i = 0; i < indices.size();) {
+    std::size_t j = i;
+    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += std::to_string(indices[i]);
+    if (j == i + 1) out += ", " + std::to_string(indices[j]);
+    else if (j > i) out += ".." + std::to_string(indices[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// "query" -> "queries", "head" -> "heads".
+std::string plural(const std::string& word) {
+  if (word.size() > 1 && word.back() == 'y' && std::string("aeiou").find(word[word.size() - 2]) == std::string::npos)
+    return word.substr(0, word.size() - 1) + "ies";
+  return word + "s";
+}
+
+// "in rows 1, 2 (of 0..4) and every column", or with parts: "in head 1 (columns 4..7) and
+// head 2 (columns 8..11); head 0 agrees".
+std::string where(const std::vector<std::vector<bool>>& differs, Index rows, Index cols, const Parts& parts) {
+  std::vector<Index> bad_rows, bad_cols;
+  for (Index i = 0; i < rows; ++i)
+    for (Index j = 0; j < cols; ++j)
+      if (differs[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]) {
+        if (bad_rows.empty() || bad_rows.back() != i) bad_rows.push_back(i);
+      }
+  for (Index j = 0; j < cols; ++j)
+    for (Index i = 0; i < rows; ++i)
+      if (differs[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]) {
+        bad_cols.push_back(j);
+        break;
+      }
+  const auto axis = [](const std::vector<Index>& bad, Index count, const char* name, const char* part, Index per) {
+    std::string text;
+    if (static_cast<Index>(bad.size()) == count) {
+      text = std::string("every ") + name + " (" + std::to_string(count) + ")";
+    } else {
+      text = std::string(name) + "s " + runs(bad) + " (of 0.." + std::to_string(count - 1) + ")";
+    }
+    if (part != nullptr && per == 1) {  // each row (column) is one part: name them
+      text += ": " + (bad.size() == 1 ? std::string(part) : plural(part)) + " " + runs(bad);
+    } else if (part != nullptr && per > 1) {
+      std::vector<Index> bad_parts, good_parts;
+      const Index parts_count = (count + per - 1) / per;
+      for (Index p = 0; p < parts_count; ++p) {
+        const bool any = std::any_of(bad.begin(), bad.end(), [&](Index x) { return x / per == p; });
+        (any ? bad_parts : good_parts).push_back(p);
+      }
+      text += ": " + (bad_parts.size() == 1 ? std::string(part) : plural(part)) + " " + runs(bad_parts) + " of " +
+              std::to_string(parts_count) + " (" + std::to_string(per) + " " + name + "s each)";
+      if (!good_parts.empty()) text += ", " + (good_parts.size() == 1 ? std::string(part) : plural(part)) + " " +
+                                       runs(good_parts) + (good_parts.size() == 1 ? " agrees" : " agree");
+    }
+    return text;
+  };
+  return "in " + axis(bad_rows, rows, "row", parts.row_part, parts.rows_per_part) + " and " +
+         axis(bad_cols, cols, "column", parts.col_part, parts.cols_per_part);
+}
+
 MatrixMatch compare(const Eigen::Ref<const Matrix>& actual, const Eigen::Ref<const Matrix>& expected,
-                    double tol, bool exact) {
+                    double tol, bool exact, const Parts& parts) {
   MatrixMatch match;
   if (actual.rows() != expected.rows() || actual.cols() != expected.cols()) {
-    match.report = "shapes differ: actual " + shape_of(actual) + " vs expected " + shape_of(expected) +
+    std::string same_size;
+    if (actual.size() == expected.size() && actual.size() > 0)
+      same_size = " (the same number of entries, " + std::to_string(actual.size()) + ", in another shape" +
+                  (actual.rows() == expected.cols() && actual.cols() == expected.rows() ? ": transposed?" : "") + ")";
+    match.report = "shapes differ: actual " + shape_of(actual) + " vs expected " + shape_of(expected) + same_size +
                    "\nactual:\n" + format_matrix(actual) + "expected:\n" + format_matrix(expected);
+    if (actual.rows() == expected.cols() && actual.cols() == expected.rows()) {
+      match.report = "shapes differ: actual " + shape_of(actual) + " vs expected " + shape_of(expected) +
+                     " (actual has expected's shape transposed)\nactual:\n" + format_matrix(actual) + "expected:\n" +
+                     format_matrix(expected);
+    }
     return match;
   }
   double worst = -1.0;
-  Index worst_i = -1, worst_j = -1;
+  Index worst_i = -1, worst_j = -1, differing = 0;
+  std::vector<std::vector<bool>> differs(static_cast<std::size_t>(actual.rows()),
+                                         std::vector<bool>(static_cast<std::size_t>(actual.cols()), false));
   for (Index j = 0; j < actual.cols(); ++j) {
     for (Index i = 0; i < actual.rows(); ++i) {
       const double a = actual(i, j), e = expected(i, j);
@@ -49,6 +125,10 @@ MatrixMatch compare(const Eigen::Ref<const Matrix>& actual, const Eigen::Ref<con
         const double diff = std::abs(a - e);
         excess = diff <= tol * std::max(1.0, std::abs(e)) ? 0.0 : (std::isfinite(diff) ? diff : INFINITY);
       }
+      if (excess > 0.0) {
+        ++differing;
+        differs[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = true;
+      }
       if (excess > worst) {
         worst = excess;
         worst_i = i;
@@ -62,10 +142,11 @@ MatrixMatch compare(const Eigen::Ref<const Matrix>& actual, const Eigen::Ref<con
   }
   std::ostringstream out;
   out << "matrices differ: largest difference at (" << worst_i << ", " << worst_j << "): actual "
-      << format_entry(actual(worst_i, worst_j)) << " vs expected "
-      << format_entry(expected(worst_i, worst_j));
+      << format_number(actual(worst_i, worst_j)) << " vs expected " << format_number(expected(worst_i, worst_j));
   if (exact) out << " (bit-identical required)";
   else out << " (tolerance " << tol << ")";
+  out << "; " << differing << " of " << actual.size() << " entries differ, "
+      << where(differs, actual.rows(), actual.cols(), parts);
   out << "\nactual " << shape_of(actual) << ":\n" << format_matrix(actual, worst_i, worst_j)
       << "expected " << shape_of(expected) << ":\n" << format_matrix(expected, worst_i, worst_j);
   match.report = out.str();
@@ -74,13 +155,13 @@ MatrixMatch compare(const Eigen::Ref<const Matrix>& actual, const Eigen::Ref<con
 }  // namespace
 
 MatrixMatch near(const Eigen::Ref<const Matrix>& actual, const Eigen::Ref<const Matrix>& expected,
-                 double tol) {
-  return compare(actual, expected, tol, false);
+                 double tol, const Parts& parts) {
+  return compare(actual, expected, tol, false, parts);
 }
 
 MatrixMatch identical(const Eigen::Ref<const Matrix>& actual,
-                      const Eigen::Ref<const Matrix>& expected) {
-  return compare(actual, expected, 0.0, true);
+                      const Eigen::Ref<const Matrix>& expected, const Parts& parts) {
+  return compare(actual, expected, 0.0, true, parts);
 }
 
 namespace {
@@ -92,20 +173,39 @@ bool numbers_near(double actual, double expected, double tol) {
 
 }  // namespace
 
+namespace {
+// A mask entry's byte, read without reading a bool: an entry the code under test never set may
+// hold any byte, and a bool that is neither 0 nor 1 cannot be printed or compared reliably.
+unsigned char mask_byte(const BoolMatrix& m, Index i, Index j) {
+  unsigned char byte = 0;
+  std::memcpy(&byte, &m(i, j), 1);
+  return byte;
+}
+
+std::string mask_entry(unsigned char byte) {
+  if (byte <= 1) return byte == 1 ? "1" : "0";
+  return "neither 0 nor 1 (the byte " + std::to_string(byte) + ": an entry never set?)";
+}
+}  // namespace
+
 std::string format_mask(const BoolMatrix& m, Index mark_row, Index mark_col) {
   std::ostringstream out;
   const Index rows = std::min(m.rows(), Index{16}), cols = std::min(m.cols(), Index{16});
+  bool unset = false;
   for (Index i = 0; i < rows; ++i) {
     out << "  ";
     for (Index j = 0; j < cols; ++j) {
       const bool marked = i == mark_row && j == mark_col;
-      out << (marked ? '[' : ' ') << (m(i, j) ? '1' : '0') << (marked ? ']' : ' ');
+      const unsigned char byte = mask_byte(m, i, j);
+      unset = unset || byte > 1;
+      out << (marked ? '[' : ' ') << (byte > 1 ? '#' : byte == 1 ? '1' : '0') << (marked ? ']' : ' ');
     }
     if (m.cols() > cols) out << " ...";
     out << '\n';
   }
   if (m.rows() > rows) out << "  ...\n";
   if (m.size() == 0) out << "  (empty)\n";
+  if (unset) out << "  (# is neither 0 nor 1: an entry never set?)\n";
   return out.str();
 }
 
@@ -257,7 +357,7 @@ MatrixMatch same_mask(const BoolMatrix& actual, const BoolMatrix& expected) {
   Index differing = 0, first_i = -1, first_j = -1;
   for (Index i = 0; i < actual.rows(); ++i) {
     for (Index j = 0; j < actual.cols(); ++j) {
-      if (actual(i, j) == expected(i, j)) continue;
+      if (mask_byte(actual, i, j) == mask_byte(expected, i, j)) continue;
       if (differing++ == 0) {
         first_i = i;
         first_j = j;
@@ -270,30 +370,82 @@ MatrixMatch same_mask(const BoolMatrix& actual, const BoolMatrix& expected) {
   }
   std::ostringstream out;
   out << "masks differ in " << differing << " of " << actual.size() << " entries, first at ("
-      << first_i << ", " << first_j << "): actual " << actual(first_i, first_j) << " vs expected "
-      << expected(first_i, first_j) << "\nactual " << shape_of(actual) << ":\n"
+      << first_i << ", " << first_j << "): actual " << mask_entry(mask_byte(actual, first_i, first_j))
+      << " vs expected " << mask_entry(mask_byte(expected, first_i, first_j)) << "\nactual " << shape_of(actual) << ":\n"
       << format_mask(actual, first_i, first_j) << "expected " << shape_of(expected) << ":\n"
       << format_mask(expected, first_i, first_j);
   match.report = out.str();
   return match;
 }
 
-std::string suspect(double actual, std::initializer_list<ScalarMistake> mistakes, double tol) {
-  for (const ScalarMistake& mistake : mistakes) {
-    if (numbers_near(actual, mistake.output, tol)) {
-      return std::string("looks like a known mistake: ") + mistake.description;
-    }
+namespace detail {
+std::string name_mistakes(const std::vector<Named>& mistakes) {
+  std::string out;
+  std::vector<std::string> said;  // a mistake listed twice (two spellings of one slip) is named once
+  for (const Named& mistake : mistakes) {
+    if (std::find(said.begin(), said.end(), mistake.id) != said.end()) continue;
+    said.push_back(mistake.id);
+    if (!out.empty()) out += " | ";
+    out += std::string("the output matches ") + kMistakeForm + mistake.id + "]: " + mistake.text;
   }
-  return "";
+  return out;
+}
+
+std::string one_line(std::string text) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::string out;
+  for (char c : text) out += c == '\n' ? std::string("; ") : std::string(1, c);
+  return out;
+}
+}  // namespace detail
+
+namespace {
+// Equal as a named mistake's output: both NaN, the same infinity, or within tol * max(1, |output|).
+bool same_output(double actual, double output, double tol) {
+  if (std::isnan(actual) || std::isnan(output)) return std::isnan(actual) && std::isnan(output);
+  if (actual == output) return true;
+  return std::abs(actual - output) <= tol * std::max(1.0, std::abs(output));
+}
+
+bool same_output(const Eigen::Ref<const Matrix>& actual, const Eigen::Ref<const Matrix>& output, double tol) {
+  if (actual.rows() != output.rows() || actual.cols() != output.cols()) return false;
+  for (Index i = 0; i < actual.rows(); ++i)
+    for (Index j = 0; j < actual.cols(); ++j)
+      if (!same_output(actual(i, j), output(i, j), tol)) return false;
+  return true;
+}
+}  // namespace
+
+std::string suspect(double actual, std::initializer_list<ScalarMistake> mistakes, double tol) {
+  std::vector<Named> found;
+  for (const ScalarMistake& mistake : mistakes)
+    if (same_output(actual, mistake.output, tol)) found.push_back(mistake.mistake);
+  return detail::name_mistakes(found);
 }
 
 std::string suspect_mask(const BoolMatrix& actual, std::initializer_list<MaskMistake> mistakes) {
-  for (const MaskMistake& mistake : mistakes) {
-    if (same_mask(actual, mistake.output)) {
-      return std::string("looks like a known mistake: ") + mistake.description;
-    }
+  std::vector<Named> found;
+  for (const MaskMistake& mistake : mistakes)
+    if (same_mask(actual, mistake.output)) found.push_back(mistake.mistake);
+  return detail::name_mistakes(found);
+}
+
+std::string suspect_values(const std::vector<double>& actual, std::initializer_list<ListMistake> mistakes,
+                           double tol) {
+  std::vector<Named> found;
+  for (const ListMistake& mistake : mistakes) {
+    bool same = mistake.output.size() == actual.size();
+    for (std::size_t i = 0; same && i < actual.size(); ++i) same = same_output(actual[i], mistake.output[i], tol);
+    if (same) found.push_back(mistake.mistake);
   }
-  return "";
+  return detail::name_mistakes(found);
+}
+
+std::string submitted(std::string text) {
+  const std::string form = kMistakeForm;
+  for (std::size_t at = text.find(form); at != std::string::npos; at = text.find(form, at + 1))
+    text[at + form.size() - 1] = '(';
+  return text;
 }
 
 namespace {
@@ -319,52 +471,222 @@ std::string type_name(const std::type_info& type) {
 ThrowMatch throws_typed(const std::function<void()>& call,
                         const std::function<bool(const std::exception&)>& is_expected,
                         std::string_view expected_name, std::string_view function,
-                        std::string_view expression, std::string_view missing_hint) {
+                        const std::function<std::string()>& describe_call, const Why& why) {
   ThrowMatch match;
-  const std::string expected(expected_name), call_text(expression);
+  const std::string expected(expected_name), name(function);
+  const auto mistake = [](const std::optional<Named>& m) {
+    return m ? " | " + detail::name_mistakes({*m}) : std::string();
+  };
+  const std::string rule = why.rule.empty() ? "" : ": " + why.rule;
   try {
     call();
   } catch (const std::exception& e) {
-    const std::string thrown = type_name(typeid(e)), message = e.what();
-    const std::string prefix = std::string(function) + ": ";
+    const std::string thrown = type_name(typeid(e)), message = submitted(e.what());
+    const std::string prefix = name + ": ";
     if (!is_expected(e)) {
-      match.report = call_text + " threw " + thrown + " where " + expected +
-                     " was expected: \"" + message + "\"";
-      if (thrown == "scalebook::NotImplemented") match.report = call_text + ": " + message;
+      match.report = describe_call() + " threw " + thrown + " where " + expected + " was expected" + rule +
+                     "; its message: \"" + message + "\"";
+      if (thrown == "scalebook::NotImplemented") match.report = describe_call() + ": " + message;
     } else if (message.rfind("Eigen", 0) == 0) {
-      match.report = call_text + " threw " + thrown + " from Eigen's own assertion, not from " +
-                     std::string(function) + "'s own input checks: \"" + message +
-                     "\" (check the shapes before computing)";
-    } else if (const std::string inner = leading_name(message);
-               !inner.empty() && inner != function) {
-      match.report = call_text + " threw " + thrown + " from " + inner + ", not from " +
-                     std::string(function) + "'s own input checks: \"" + message +
-                     "\" (check the inputs at the start of " + std::string(function) + ")";
+      match.report = describe_call() + " threw " + thrown + " from Eigen's own assertion, not from " + name +
+                     "'s own input checks" + rule + " (check the input before computing)" + mistake(why.inner) +
+                     " | its message: \"" + message + "\"";
+    } else if (const std::string inner = leading_name(message); !inner.empty() && inner != name) {
+      match.report = describe_call() + " threw " + thrown + " from " + inner + ", not from " + name +
+                     "'s own input checks" + rule + " (check the input at the start of " + name + ")" +
+                     mistake(why.inner) + " | its message: \"" + message + "\"";
     } else if (message.rfind(prefix, 0) != 0) {
-      match.report = call_text + " threw " + thrown + " as expected, but its message must start with \"" +
+      match.report = describe_call() + " threw " + thrown + " as expected, but its message must start with \"" +
                      prefix + "\" (the contract's rule): \"" + message + "\"";
     } else {
       match.ok = true;
     }
     return match;
   } catch (...) {
-    match.report = call_text + " threw something that is not a std::exception where " + expected +
-                   " was expected";
+    match.report = describe_call() + " threw something that is not a std::exception where " + expected +
+                   " was expected" + rule;
     return match;
   }
-  match.report = call_text + " threw nothing where " + expected + " was expected";
-  if (!missing_hint.empty()) match.report += ": " + std::string(missing_hint);
+  match.report = describe_call() + " threw nothing where " + expected + " was expected" + rule + mistake(why.nothing);
   return match;
+}
+
+namespace {
+// "3", "-1e-3", "0.5f": a number written as a literal, shown as written.
+bool is_number_literal(std::string_view text) {
+  if (text.empty()) return false;
+  std::size_t i = text[0] == '-' || text[0] == '+' ? 1 : 0;
+  if (i >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) return false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-' || c == '\'')) return false;
+  }
+  return true;
+}
+
+// The top-level comma-separated parts of a call's argument text.
+std::vector<std::string> split_arguments(std::string_view text) {
+  std::vector<std::string> parts;
+  std::string current;
+  int depth = 0;
+  char quote = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote) {
+      current += c;
+      if (c == '\\' && i + 1 < text.size()) current += text[++i];
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    // a template's arguments, as in std::pair<Index, Index>{...}
+    if (c == '<' && i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_') &&
+        i + 1 < text.size() && text[i + 1] != ' ' && text[i + 1] != '=')
+      ++depth;
+    if (c == '>' && depth > 0 && i > 0 && text[i - 1] != ' ' && text[i - 1] != '-') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(current);
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  if (!current.empty() || !parts.empty()) parts.push_back(current);
+  for (std::string& part : parts) {
+    const std::size_t first = part.find_first_not_of(" \n\t"), last = part.find_last_not_of(" \n\t");
+    part = first == std::string::npos ? "" : part.substr(first, last - first + 1);
+  }
+  return parts;
+}
+}  // namespace
+
+std::string call_text(std::string_view function, std::string_view arguments, const std::vector<std::string>& shown) {
+  std::vector<std::string> names = split_arguments(arguments);
+  if (names.size() != shown.size()) {  // a text the split cannot follow: number the arguments
+    names.clear();
+    for (std::size_t i = 0; i < shown.size(); ++i) names.push_back("argument " + std::to_string(i + 1));
+  }
+  std::string values;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    if (is_number_literal(names[i]) || names[i] == shown[i]) {
+      if (function.empty()) values += (values.empty() ? "" : "; ") + shown[i];
+      continue;
+    }
+    values += (values.empty() ? "" : "; ") + names[i] + " = " + shown[i];
+  }
+  if (function.empty()) return values;
+  std::string call = std::string(function) + "(";
+  for (std::size_t i = 0; i < names.size(); ++i) call += (i ? ", " : "") + names[i];
+  call += ")";
+  return values.empty() ? call : call + " [input: " + values + "]";
+}
+
+namespace {
+// An entry of an input: exact when short ("1000000002.5", "0.1"), else 10 significant digits
+// (1e9 + 0.84 stays "1000000000.8", a random normal "0.8439239235").
+std::string input_entry(double x) {
+  const std::string exact = format_number(x);
+  if (exact.size() <= 12) return exact;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.10g", x);
+  return text;
+}
+}  // namespace
+
+namespace {
+// The entries of M (a vector's flat when FLAT), shown after SHAPE.
+std::string describe_entries(const Eigen::Ref<const Matrix>& m, std::string out, bool flat) {
+  if (m.size() == 0) return out + ", empty";
+  const bool constant = (m.array() == m(0, 0)).all() || m.array().isNaN().all();
+  if (constant && m.size() > 1) return out + ", all " + input_entry(m(0, 0));
+  if (m.size() <= 24) {
+    if (flat) {
+      out += " [";
+      for (Index i = 0; i < m.size(); ++i) out += (i ? ", " : "") + input_entry(m(i / m.cols(), i % m.cols()));
+      return out + "]";
+    }
+    out += " [";
+    for (Index i = 0; i < m.rows(); ++i) {
+      out += i ? ", [" : "[";
+      for (Index j = 0; j < m.cols(); ++j) out += (j ? ", " : "") + input_entry(m(i, j));
+      out += "]";
+    }
+    return out + "]";
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  std::string odd;
+  int odd_count = 0;
+  for (Index i = 0; i < m.rows(); ++i)
+    for (Index j = 0; j < m.cols(); ++j) {
+      const double x = m(i, j);
+      if (std::isfinite(x)) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      } else if (odd_count++ < 4) {
+        odd += ", " + format_number(x) + " at (" + std::to_string(i) + ", " + std::to_string(j) + ")";
+      }
+    }
+  if (lo <= hi) out += ", entries from " + input_entry(lo) + " to " + input_entry(hi);
+  out += odd;
+  if (odd_count > 4) out += " and " + std::to_string(odd_count - 4) + " more non-finite entries";
+  if (flat) {
+    out += ", first entries [";
+    for (Index i = 0; i < std::min<Index>(m.size(), 4); ++i) out += (i ? ", " : "") + input_entry(m(i / m.cols(), i % m.cols()));
+  } else {
+    out += ", first row [";
+    for (Index j = 0; j < std::min<Index>(m.cols(), 4); ++j) out += (j ? ", " : "") + input_entry(m(0, j));
+  }
+  return out + ((flat ? m.size() : m.cols()) > 4 ? ", ...]" : "]");
+}
+}  // namespace
+
+std::string show_matrix(const Eigen::Ref<const Matrix>& m) { return describe_entries(m, shape_of(m), false); }
+std::string show(const Matrix& m) { return show_matrix(m); }
+std::string show(const Vector& m) { return describe_entries(m.transpose(), shape_of(m), true); }
+std::string show(const RowVector& m) { return describe_entries(m, shape_of(m), true); }
+std::string show(const BoolMatrix& m) {
+  std::string out = "mask " + shape_of(m);
+  if (m.size() == 0) return out + ", empty";
+  Index ones = 0, unset = 0;
+  for (Index i = 0; i < m.rows(); ++i)
+    for (Index j = 0; j < m.cols(); ++j) {
+      const unsigned char byte = mask_byte(m, i, j);
+      ones += byte == 1;
+      unset += byte > 1;
+    }
+  const std::string never_set = unset ? ", " + std::to_string(unset) + " neither 0 nor 1 (#)" : "";
+  if (unset == 0 && (ones == m.size() || ones == 0)) return out + ", all " + (ones ? "1" : "0");
+  if (m.size() > 64) return out + ", " + std::to_string(ones) + " entries 1" + never_set;
+  out += " [";
+  for (Index i = 0; i < m.rows(); ++i) {
+    out += i ? " " : "";
+    for (Index j = 0; j < m.cols(); ++j) {
+      const unsigned char byte = mask_byte(m, i, j);
+      out += byte > 1 ? '#' : byte == 1 ? '1' : '0';
+    }
+  }
+  return out + "]" + never_set;
+}
+std::string show(const std::vector<Matrix>& matrices) {
+  std::string out = std::to_string(matrices.size()) + (matrices.size() == 1 ? " matrix" : " matrices");
+  for (std::size_t i = 0; i < std::min<std::size_t>(matrices.size(), 4); ++i)
+    out += (i ? "; " : ": ") + show_matrix(matrices[i]);
+  if (matrices.size() > 4) out += "; ...";
+  return out;
 }
 
 std::string suspect(const Eigen::Ref<const Matrix>& actual, std::initializer_list<Mistake> mistakes,
                     double tol) {
-  for (const Mistake& mistake : mistakes) {
-    if (near(actual, mistake.output, tol)) {
-      return std::string("looks like a known mistake: ") + mistake.description;
-    }
-  }
-  return "";
+  return suspect(actual, std::vector<Mistake>(mistakes), tol);
+}
+
+std::string suspect(const Eigen::Ref<const Matrix>& actual, const std::vector<Mistake>& mistakes, double tol) {
+  std::vector<Named> found;
+  for (const Mistake& mistake : mistakes)
+    if (same_output(actual, mistake.output, tol)) found.push_back(mistake.mistake);
+  return detail::name_mistakes(found);
 }
 
 std::string format_matrix(const Eigen::Ref<const Matrix>& m, Index mark_row, Index mark_col) {

@@ -1,6 +1,7 @@
 // Tests of scalebook/testing.hpp: the comparison must fail where it should and explain itself.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -53,10 +54,29 @@ TEST_CASE("identical wants the same bits") {
   CHECK_FALSE(identical(Matrix::Constant(1, 1, 0.0), Matrix::Constant(1, 1, -0.0)));
 }
 
-TEST_CASE("suspect names the mistake whose output matches") {
+namespace {
+constexpr Named kHalved{"halved", "the output halved"};
+constexpr Named kDoubled{"doubled", "the output doubled"};
+}  // namespace
+
+TEST_CASE("suspect names the mistake whose output matches, in the one parseable form") {
   const Matrix right = Matrix::Constant(1, 2, 1.0), wrong = Matrix::Constant(1, 2, 0.5);
-  CHECK(suspect(wrong, {{"halved?", wrong}}) == "looks like a known mistake: halved?");
-  CHECK(suspect(right, {{"halved?", wrong}}).empty());
+  CHECK(suspect(wrong, {{kHalved, wrong}}) == "the output matches known mistake [halved]: the output halved");
+  CHECK(suspect(right, {{kHalved, wrong}}).empty());
+  CHECK(suspect(wrong, {{kHalved, wrong}, {kDoubled, wrong}}) ==
+        "the output matches known mistake [halved]: the output halved | the output matches known mistake "
+        "[doubled]: the output doubled");  // two mistakes with one output: both named, never one of them
+  Matrix nan = Matrix::Constant(1, 1, std::numeric_limits<double>::quiet_NaN());
+  CHECK_FALSE(suspect(nan, {{kHalved, nan}}).empty());  // a mistake whose output is NaN is matched by NaN
+  CHECK(suspect(Matrix(Matrix::Zero(2, 1)), {{kHalved, Matrix(Matrix::Zero(1, 2))}}).empty());  // another shape
+  CHECK(suspect_values(std::vector<double>{1, 2}, {{kHalved, {1, 2}}}).find("[halved]") != std::string::npos);
+  CHECK(suspect_values(std::vector<int>{1, 2}, {{kHalved, {1, 3}}}).empty());
+  CHECK(suspect_exact(3, {{kHalved, 3}}).find("[halved]") != std::string::npos);
+}
+
+TEST_CASE("a submission's text cannot forge a named mistake") {
+  CHECK(submitted("f: known mistake [halved]: x") == "f: known mistake (halved]: x");
+  CHECK(thrown_by([] { throw ShapeError("known mistake [halved]"); }) == "known mistake (halved]");
 }
 
 TEST_CASE("a scalar compares and prints as a number, not a 1 x 1 matrix") {
@@ -66,8 +86,39 @@ TEST_CASE("a scalar compares and prints as a number, not a 1 x 1 matrix") {
   CHECK(match.report.find("actual 0.25 vs expected 0.5") == 0);
   CHECK(match.report.find("(1, 1)") == std::string::npos);
   CHECK_FALSE(near(std::numeric_limits<double>::quiet_NaN(), 0.0));
-  CHECK(suspect(0.5, {{"doubled?", 1.0}, {"halved?", 0.5}}) == "looks like a known mistake: halved?");
-  CHECK(suspect(0.7, {{"halved?", 0.5}}).empty());
+  CHECK(suspect(0.5, {{kDoubled, 1.0}, {kHalved, 0.5}}) == "the output matches known mistake [halved]: the output halved");
+  CHECK(suspect(0.7, {{kHalved, 0.5}}).empty());
+}
+
+TEST_CASE("a difference says where: the largest, how many, which rows and columns, which parts") {
+  Matrix expected = Matrix::Zero(4, 6), actual = expected;
+  actual(1, 2) = 1.0;
+  actual(1, 3) = 0.5;
+  actual(2, 3) = 0.25;
+  const MatrixMatch match = near(actual, expected, 1e-12, Parts{nullptr, 0, "head", 2});
+  CHECK(match.report.find("matrices differ: largest difference at (1, 2): actual 1 vs expected 0") == 0);
+  CHECK(match.report.find("3 of 24 entries differ, in rows 1, 2 (of 0..3) and columns 2, 3 (of 0..5): head 1 "
+                          "of 3 (2 columns each), heads 0, 2 agree") != std::string::npos);
+  const MatrixMatch transposed = near(Matrix(Matrix::Zero(2, 3)), Matrix(Matrix::Zero(3, 2)));
+  CHECK(transposed.report.find("(actual has expected's shape transposed)") != std::string::npos);
+}
+
+TEST_CASE("inputs are shown in full when small, by shape, range and odd entries when large") {
+  CHECK(show(from_rows(2, 2, {1, 2, 3, 0.5})) == "(2, 2) [[1, 2], [3, 0.5]]");
+  CHECK(show(Matrix(Matrix::Ones(3, 2))) == "(3, 2), all 1");
+  CHECK(show(Matrix(0, 3)) == "(0, 3), empty");
+  Matrix big = Matrix::Zero(10, 10);
+  big(3, 7) = std::numeric_limits<double>::quiet_NaN();
+  big(0, 0) = -2;
+  CHECK(show(big) == "(10, 10), entries from -2 to 0, nan at (3, 7), first row [-2, 0, 0, 0, ...]");
+  CHECK(show(Vector(Vector::LinSpaced(3, 1, 3))) == "(3, 1) [1, 2, 3]");
+  CHECK(show(1e9 + 2.5) == "1000000002.5");
+  CHECK(show(std::vector<int>{3, 1}) == "{3, 1}");
+  const Matrix x = Matrix::Ones(3, 2);
+  CHECK(call_text("f", "x, 0.1, -1", shown_args(x, 0.1, -1)) == "f(x, 0.1, -1) [input: x = (3, 2), all 1]");
+  CHECK(call_text("f", "std::pair<int, int>{1, 2}, x", {"a", "b"}) == "f(std::pair<int, int>{1, 2}, x) [input: "
+                                                                      "std::pair<int, int>{1, 2} = a; x = b]");
+  CHECK(inputs("x, 3", x, 3) == "input: x = (3, 2), all 1; 3");
 }
 
 TEST_CASE("masks compare exactly and print as 0/1 grids") {
@@ -81,13 +132,24 @@ TEST_CASE("masks compare exactly and print as 0/1 grids") {
   CHECK(match.report.find("tolerance") == std::string::npos);
   CHECK(match.report.find(" 1 [0]") != std::string::npos);
   CHECK_FALSE(same_mask(a, BoolMatrix::Constant(2, 3, true)));
-  CHECK(suspect_mask(a, {{"all true?", b}, {"a?", a}}) == "looks like a known mistake: a?");
+  CHECK(suspect_mask(a, {{kDoubled, b}, {kHalved, a}}) == "the output matches known mistake [halved]: the output halved");
+  // An entry the code under test never set may hold any byte: it prints as #, never as a raw byte.
+  BoolMatrix unset = b;
+  const unsigned char garbage = 190;
+  std::memcpy(&unset(1, 0), &garbage, 1);
+  const MatrixMatch never_set = same_mask(unset, b);
+  CHECK_FALSE(never_set);
+  CHECK(never_set.report.find("first at (1, 0): actual neither 0 nor 1 (the byte 190: an entry never set?) vs expected 1") !=
+        std::string::npos);
+  CHECK(never_set.report.find("[#]") != std::string::npos);
+  CHECK(never_set.report.find(static_cast<char>(garbage)) == std::string::npos);
+  CHECK(show(unset) == "mask (2, 2) [11 #1], 1 neither 0 nor 1 (#)");
 }
 
 namespace {
-ThrowMatch expect_shape_error(const std::function<void()>& call) {
+ThrowMatch expect_shape_error(const std::function<void()>& call, const Why& why = "x must not be empty") {
   return throws_typed(call, [](const std::exception& e) { return typeid(e) == typeid(ShapeError); },
-                      type_name(typeid(ShapeError)), "f", "f(x)", "a missing check?");
+                      type_name(typeid(ShapeError)), "f", [] { return std::string("f(x)"); }, why);
 }
 }  // namespace
 
@@ -95,19 +157,27 @@ TEST_CASE("an exception check names the type that was thrown instead") {
   CHECK(expect_shape_error([] { throw ShapeError("f: x is empty (0, 3)"); }));
   const ThrowMatch wrong_type = expect_shape_error([] { throw ValueError("f: x has a NaN"); });
   CHECK_FALSE(wrong_type);
-  CHECK(wrong_type.report ==
-        "f(x) threw scalebook::ValueError where scalebook::ShapeError was expected: \"f: x has a NaN\"");
+  CHECK(wrong_type.report == "f(x) threw scalebook::ValueError where scalebook::ShapeError was expected: x must not "
+                             "be empty; its message: \"f: x has a NaN\"");
   const ThrowMatch std_type = expect_shape_error([] { throw std::invalid_argument("f: bad"); });
   CHECK(std_type.report.find("threw std::invalid_argument where") != std::string::npos);
   const ThrowMatch nothing = expect_shape_error([] {});
-  CHECK(nothing.report == "f(x) threw nothing where scalebook::ShapeError was expected: a missing check?");
+  CHECK(nothing.report == "f(x) threw nothing where scalebook::ShapeError was expected: x must not be empty");
+  const ThrowMatch named = expect_shape_error([] {}, Why("x must not be empty", kHalved, kDoubled));
+  CHECK(named.report == "f(x) threw nothing where scalebook::ShapeError was expected: x must not be empty | the "
+                        "output matches known mistake [halved]: the output halved");
   const ThrowMatch unnamed = expect_shape_error([] { throw ShapeError("x is empty"); });
   CHECK(unnamed.report.find("must start with \"f: \"") != std::string::npos);
   const ThrowMatch from_eigen = expect_shape_error([] { (void)Matrix::Ones(2, 2)(3, 3); });
   CHECK(from_eigen.report.find("from Eigen's own assertion") != std::string::npos);
-  const ThrowMatch from_inside = expect_shape_error([] { throw ShapeError("g: n must be positive"); });
+  const ThrowMatch from_inside =
+      expect_shape_error([] { throw ShapeError("g: n must be positive"); }, Why("x must not be empty", kHalved, kDoubled));
   CHECK(from_inside.report.find("threw scalebook::ShapeError from g, not from f's own input checks") !=
         std::string::npos);
+  CHECK(from_inside.report.find("[doubled]") != std::string::npos);
+  CHECK(from_inside.report.find("[halved]") == std::string::npos);
+  const ThrowMatch forged = expect_shape_error([] { throw ValueError("f: known mistake [halved]: no"); });
+  CHECK(forged.report.find("[halved]") == std::string::npos);
 }
 
 TEST_CASE("an Eigen assertion names its condition and the function that misused Eigen") {
@@ -210,8 +280,8 @@ TEST_CASE("same_values says where two lists first differ and shows the values ar
 
 TEST_CASE("said puts the sentence first and the named mistake after it") {
   CHECK(said("f(x) is wrong", "") == "f(x) is wrong");
-  CHECK(said("f(x) is wrong", "looks like a known mistake: halved?") ==
-        "f(x) is wrong | looks like a known mistake: halved?");
+  CHECK(said("f(x) is wrong", suspect(0.5, {{kHalved, 0.5}})) ==
+        "f(x) is wrong | the output matches known mistake [halved]: the output halved");
 }
 }
 

@@ -32,7 +32,6 @@ Vector knn_predict(const Matrix& train_x, const Vector& train_y, const Matrix& t
     }
   }
   const Index n = train_x.rows();
-  const int classes = static_cast<int>(train_y.maxCoeff()) + 1;
   Vector predicted(test_x.rows());
   std::vector<double> distance(static_cast<std::size_t>(n));
   std::vector<Index> order(static_cast<std::size_t>(n));
@@ -44,10 +43,23 @@ Vector knn_predict(const Matrix& train_x, const Vector& train_y, const Matrix& t
     std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) {  // ties: lower index first
       return distance[static_cast<std::size_t>(a)] < distance[static_cast<std::size_t>(b)];
     });
-    std::vector<int> votes(static_cast<std::size_t>(classes), 0);
-    for (int j = 0; j < k; ++j) ++votes[static_cast<std::size_t>(train_y(order[static_cast<std::size_t>(j)]))];
-    // max_element returns the first maximum: on a tie, the smallest class
-    predicted(t) = static_cast<double>(std::max_element(votes.begin(), votes.end()) - votes.begin());
+    // The neighbours' classes, sorted, counted run by run: a class may be any whole number (1e12
+    // too), so the votes are kept per neighbour, never in a table indexed by the class.
+    std::vector<double> classes(static_cast<std::size_t>(k));
+    for (int j = 0; j < k; ++j) classes[static_cast<std::size_t>(j)] = train_y(order[static_cast<std::size_t>(j)]);
+    std::sort(classes.begin(), classes.end());
+    double best = classes[0];
+    std::size_t best_votes = 0;
+    for (std::size_t j = 0; j < classes.size();) {
+      std::size_t end = j;
+      while (end < classes.size() && classes[end] == classes[j]) ++end;
+      if (end - j > best_votes) {  // strictly more: on a tie, the smaller class (seen first) stays
+        best = classes[j];
+        best_votes = end - j;
+      }
+      j = end;
+    }
+    predicted(t) = best;
   }
   return predicted;
 }

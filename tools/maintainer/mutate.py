@@ -10,7 +10,12 @@ Each mutant changes one token of one file of solutions/NN-topic/ (found with lib
 python3-clang, never with regular expressions over the text): a comparison flipped or made
 strict, + and - or * and / exchanged, an integer constant moved by one, a floating constant
 nudged, a sign dropped, std::abs removed, min and max exchanged, && and || exchanged, true and
-false exchanged. The mutated file is compiled as the build compiles the reference, linked with the
+false exchanged; and, aimed at the blind spots of a class's code, a small or huge constant moved
+tenfold, infinity made the largest finite double, a double narrowed to float and a 64-bit count to
+int, a loop bound made one short, an equality made an ordering, stable_sort made sort and
+lower_bound and upper_bound exchanged. The mutated file is compiled as the build compiles the
+reference (with -D_GLIBCXX_ASSERTIONS and, unless the checks replace malloc, AddressSanitizer, so
+that an index past a vector's or a matrix's end stops the check), linked with the
 chapter's checks and the other reference files, and the checks run under the usual time limit
 per check (tools/scalebook/loop/run_checks.py). A mutant that does not compile is stillborn; one that
 fails a check is killed; one that passes every check survives. A survivor that computes the same
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shlex
 import subprocess
@@ -48,7 +54,7 @@ try:
 except ImportError:  # pragma: no cover - named in the error below
     cindex = None
 
-SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!="], "!=": ["=="],
+SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!=", "<=", ">="], "!=": ["=="],
          "+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "&&": ["||"], "||": ["&&"],
          "+=": ["-="], "-=": ["+="], "*=": ["/="], "/=": ["*="],
          "true": ["false"], "false": ["true"], "min": ["max"], "max": ["min"]}
@@ -58,6 +64,10 @@ OPERATORS = set()  # filled once clang.cindex is imported
 TEMPLATES = {"vector", "pair", "array", "numeric_limits", "optional", "function", "Matrix", "Map"}
 TYPES = {"double", "float", "int", "long", "bool", "char", "unsigned", "Index", "size_t", "int64_t",
          "uint64_t", "uint8_t", "Matrix", "Vector", "RowVector", "BoolMatrix", "std", "Eigen", "Fold"}
+# Algorithms whose ties another one breaks differently (sort stability).
+UNSTABLE = {"stable_sort": "sort", "lower_bound": "upper_bound", "upper_bound": "lower_bound"}
+# Wide integer types a count is kept in, narrowed to int by the "narrowed" operator.
+WIDE = {"Count", "int64_t"}
 # Where a '-' is a sign, not a subtraction: after these tokens.
 BEFORE_SIGN = {"(", "=", ",", "return", "{", "?", ":", "*", "/", "+", "-", "<", ">", "<=", ">=", "=="}
 
@@ -86,6 +96,21 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
               if t.location.file and Path(t.location.file.name) == path]
     out: list[Mutant] = []
     in_body = False
+    # A for statement's condition: the tokens between the two ';' of its parentheses.
+    loop_condition = set()
+    for i, token in enumerate(tokens):
+        if token.spelling == "for" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
+            depth, semicolons = 0, []
+            for j in range(i + 1, len(tokens)):
+                s = tokens[j].spelling
+                depth += s == "("
+                depth -= s == ")"
+                if s == ";" and depth == 1:
+                    semicolons.append(j)
+                if depth == 0:
+                    break
+            if len(semicolons) == 2:
+                loop_condition.update(range(semicolons[0] + 1, semicolons[1]))
     for i, token in enumerate(tokens):
         text, kind = token.spelling, token.kind
         if kind == cindex.TokenKind.COMMENT:
@@ -111,7 +136,9 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 add("", "sign dropped")
                 continue
             for mutated in SWAPS[text]:
-                add(mutated, "operator exchanged")
+                add(mutated, "operator exchanged" if text != "==" or mutated == "!=" else "equality made an ordering")
+            if text in ("<", "<=") and i in loop_condition:
+                add(f"+ 1 {text}", "loop bound one short")
         elif kind == cindex.TokenKind.KEYWORD and text in ("true", "false"):
             add(SWAPS[text][0], "boolean flipped")
         elif kind == cindex.TokenKind.IDENTIFIER and text in ("min", "max") and previous == "::":
@@ -121,6 +148,22 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 start = tokens[i - 2].extent.start.offset
                 out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
                                   "std::" + text, "", "abs removed"))
+        elif kind == cindex.TokenKind.IDENTIFIER and text in UNSTABLE and previous == "::":
+            add(UNSTABLE[text], "stable order of ties lost")
+        elif kind == cindex.TokenKind.IDENTIFIER and text == "infinity" and previous == "::" and following == "(":
+            add("max", "infinity made a finite sentinel")
+        elif kind == cindex.TokenKind.KEYWORD and text == "double" and i + 1 < len(tokens) and \
+                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER:
+            add("float", "narrowed to float")
+        elif kind == cindex.TokenKind.IDENTIFIER and text in WIDE and i + 1 < len(tokens) and \
+                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER and following not in TYPES and \
+                i + 2 < len(tokens) and tokens[i + 2].spelling in ("=", ";", ",", "{", "("):
+            if previous == "::" and i >= 2:  # std::int64_t: the whole name becomes int
+                start = tokens[i - 2].extent.start.offset
+                out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
+                                  tokens[i - 2].spelling + "::" + text, "int", "narrowed to int"))
+            else:
+                add("int", "narrowed to int")
         elif kind == cindex.TokenKind.LITERAL and text[:1].isdigit():
             number = text.rstrip("uUlLfF")
             if all(c.isdigit() for c in number):
@@ -134,6 +177,9 @@ def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
                 except ValueError:
                     continue
                 add(repr(value * 1.01 if value else 1e-9), "constant nudged")
+                if value and (abs(value) < 1e-3 or abs(value) >= 1e6):  # a tolerance or a sentinel
+                    add(repr(value * 10), "boundary constant moved by 10")
+                    add(repr(value / 10), "boundary constant moved by 10")
     return out
 
 
@@ -216,6 +262,14 @@ def link_command(build: Path, target: str) -> list[str]:
     return words
 
 
+def replaces_malloc(build: Path, link: list[str]) -> bool:
+    """Whether an object the checks link defines malloc (chapter 7's allocation meter): then
+    AddressSanitizer, which must own malloc, cannot run in that binary."""
+    objects = [str(build / w) for w in link if w.endswith(".o")]
+    symbols = subprocess.run(["nm", "--defined-only", *objects], capture_output=True, text=True).stdout
+    return any(line.split()[-2:] == ["T", "malloc"] for line in symbols.splitlines() if line.strip())
+
+
 def build_command(build: Path, target: str) -> str:
     """The command that configures (if need be) and builds TARGET in BUILD, as the student types it."""
     try:
@@ -265,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="write this run's figures as the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md")
     parser.add_argument("--recheck", metavar="LABEL",
                         help="test only the survivors listed for the row LABEL of MUTANTS.md")
-    parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link")
+    parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link, and what killed it")
     args = parser.parse_args(argv)
     if cindex is None:
         parser.error("python3-clang is missing: run with Debian's /usr/bin/python3 (apt-get install python3-clang)")
@@ -309,25 +363,32 @@ def main(argv: list[str] | None = None) -> int:
         command, _ = compile_command(build, solutions / chapter.source_of(e))
         reference_objects[e] = str(build / command[command.index("-o") + 1])
     names = registered_checks(build, chapter.folder)
+    # A mutant's file is compiled and linked with AddressSanitizer, so that an access past the end
+    # of a matrix's data stops the check (as the asan preset would) instead of passing unseen.
+    # Eigen assumes glibc's 16-byte aligned malloc only without the sanitizer, whose malloc is as
+    # aligned: told so, the mutant's matrices are freed the same way as the other objects'.
+    sanitize = [] if replaces_malloc(build, link) else ["-fsanitize=address", "-DEIGEN_MALLOC_ALREADY_ALIGNED=1"]
+    asan_env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=0"}
     known = equivalent_list(chapter_dir)
     killed, survivors, equivalent, stillborn = [], [], [], []
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
         work = Path(scratch)
-        for number, m in enumerate(mutants, 1):
-            exercise = next(e for e in exercises if sources[e].name == m.file)
-            text = sources[exercise].read_bytes()
-            mutated_source = work / m.file
-            mutated_source.write_bytes(text[:m.start] + m.mutated.encode() + text[m.end:])
+
+        def try_source(exercise: str, text: bytes, run: str) -> tuple[str, str, list]:
+            """Compiles TEXT as EXERCISE's file, as its mutants are, links the checks with it and
+            runs them: ("compile" or "link", the error, []) or ("ran", "", the failing results)."""
+            source = work / sources[exercise].name
+            source.write_bytes(text)
             command, directory = compile_command(build, sources[exercise])
             obj = work / "mutant.o"
-            command = [w if w != str(sources[exercise]) else str(mutated_source) for w in command]
+            command = [w if w != str(sources[exercise]) else str(source) for w in command]
             command[command.index("-o") + 1] = str(obj)
+            # An index past a std::vector's end stops the check (as the asan preset would) instead
+            # of reading whatever lies there: ABI-compatible with the reference's other objects.
+            command[command.index("-o"):command.index("-o")] = ["-D_GLIBCXX_ASSERTIONS", *sanitize]
             compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
             if compiled.returncode != 0:
-                stillborn.append(m)
-                print(f"[{number}/{len(mutants)}] {m.key}: does not compile"
-                      + (f"\n{compiled.stderr[-2000:]}" if args.verbose else ""), flush=True)
-                continue
+                return "compile", compiled.stderr[-2000:], []
             objects = [str(obj) if e == exercise else o for e, o in reference_objects.items()]
             binary = work / "checks"
             linked = [w for w in link]
@@ -341,14 +402,32 @@ def main(argv: list[str] | None = None) -> int:
                     raise SystemExit(f"the link of {chapter.target}_checks names neither lib{chapter.target}_reference.a "
                                      f"nor {reference}: ./workbook mutate cannot place a mutant in it")
             linked[linked.index("-o") + 1] = str(binary)
+            linked += sanitize
             link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
             if link_run.returncode != 0:
+                return "link", link_run.stderr[-2000:], []
+            results = run_checks(binary, names, work / run, args.timeout, env=asan_env)
+            return "ran", "", [r for r in results.values() if r.status != "passed"]
+
+        # The control: each file of the run, unchanged but built as its mutants are, passes every
+        # check; otherwise the harness, not a mutant, would be what fails them.
+        for exercise in sorted({next(e for e in exercises if sources[e].name == m.file) for m in mutants}):
+            step, error, failing = try_source(exercise, sources[exercise].read_bytes(), f"control-{exercise}")
+            if step != "ran" or failing:
+                raise SystemExit(f"mutate.py: the reference {sources[exercise].name}, built as its mutants are "
+                                 f"({' '.join(['-D_GLIBCXX_ASSERTIONS', *sanitize])}), "
+                                 + (f"does not {step}: {error}" if step != "ran" else
+                                    f"fails {failing[0].name!r}: {failing[0].message[:500]}"))
+        for number, m in enumerate(mutants, 1):
+            exercise = next(e for e in exercises if sources[e].name == m.file)
+            text = sources[exercise].read_bytes()
+            step, error, failing = try_source(exercise, text[:m.start] + m.mutated.encode() + text[m.end:],
+                                              f"run{number}")
+            if step != "ran":
                 stillborn.append(m)
-                print(f"[{number}/{len(mutants)}] {m.key}: does not link"
-                      + (f"\n{link_run.stderr[-2000:]}" if args.verbose else ""), flush=True)
+                print(f"[{number}/{len(mutants)}] {m.key}: does not {step}" + (f"\n{error}" if args.verbose else ""),
+                      flush=True)
                 continue
-            results = run_checks(binary, names, work / f"run{number}", args.timeout)
-            failing = [r for r in results.values() if r.status != "passed"]
             if failing:
                 killed.append(m)
             elif m.key in known:
@@ -356,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 survivors.append(m)
             print(f"[{number}/{len(mutants)}] {m.key}: "
-                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}",
+                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}"
+                  + (f" ({failing[0].status}: {failing[0].message[:300]})" if failing and args.verbose else ""),
                   flush=True)
     print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(killed)} killed, {len(survivors)} survived, "
           f"{len(equivalent)} equivalent, {len(stillborn)} did not compile")

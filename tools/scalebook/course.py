@@ -24,6 +24,7 @@ class Chapter(NamedTuple):
     figures: tuple[str, ...] = ()
     hidden_checks: str = ""              # the hidden checks' file (instructor's tree only), or ""
     hidden_count: int = 0                # how many hidden checks grading runs besides checks.cpp's
+    tolerance: float = 0.0               # the relative difference its checks allow a correct output
 
     @property
     def target(self) -> str:
@@ -71,7 +72,7 @@ def read_manifest(folder: Path) -> Chapter:
     return Chapter(folder.name, number, tuple(e["source"] for e in exercises), data.get("summary", ""),
                    bool(data.get("bench", False)), tuple(tuple(e.get("functions", [])) for e in exercises),
                    tuple(int(e.get("points", 1)) for e in exercises), tuple(data.get("figures", [])),
-                   hidden, hidden_count)
+                   hidden, hidden_count, float(data.get("tolerance", 0.0)))
 
 
 def all_chapters(root: Path = ROOT) -> list[Chapter]:
@@ -107,12 +108,17 @@ def resolve_exercise(arg: str, chapters: list[Chapter] | None = None) -> tuple[C
 
 class Hints(NamedTuple):
     tiers: list[str]                      # tier 1, 2, 3 ... as text
-    by_mistake: list[tuple[str, str]]     # (text the check says, advice)
+    by_mistake: list[tuple[str, str]]     # (mistake id the check names, advice)
+
+
+# A named mistake's advice in hints.md: 'If the check names [ID]: advice' (the id the checks print
+# as "known mistake [ID]", scalebook.loop.run_checks.mistake_ids).
+ADVICE = re.compile(r"^If the check names \[([a-z][a-z0-9_]*)\]:\s*(.*)")
 
 
 def hints_of(chapter: Chapter, exercise: str, root: Path = ROOT) -> Hints:
     """The '## ID ...' section of chapters/NN/hints.md: its numbered items are the tiers; lines
-    'If the check says "TEXT": advice' are hints for a named mistake."""
+    'If the check names [MISTAKE_ID]: advice' are hints for a named mistake."""
     section: list[str] = []
     inside = False
     for line in (root / "chapters" / chapter.folder / "hints.md").read_text().splitlines():
@@ -126,7 +132,7 @@ def hints_of(chapter: Chapter, exercise: str, root: Path = ROOT) -> Hints:
     current: list[str] | None = None  # the tier, or the mistake's advice, that a next line continues
     for line in section:
         item = re.match(r"^\d+\.\s+(.*)", line)
-        mistake = re.match(r'^If the check says "([^"]+)":\s*(.*)', line.strip())
+        mistake = ADVICE.match(line.strip())
         if item:
             current = [item.group(1)]
             tiers.append(current)
@@ -138,3 +144,16 @@ def hints_of(chapter: Chapter, exercise: str, root: Path = ROOT) -> Hints:
         elif not line.strip() and by_mistake and current is by_mistake[-1][1]:
             current = None  # a mistake's advice ends at a blank line
     return Hints([" ".join(t) for t in tiers], [(text, " ".join(advice)) for text, advice in by_mistake])
+
+
+def chapter_advice(chapter: Chapter, exercise: str, root: Path = ROOT) -> list[tuple[str, str]]:
+    """(mistake id, advice) for a named mistake a check of EXERCISE may name: the exercise's own
+    advice first, then the rest of the chapter's (4.3's checks may name 4.1's mask mistake)."""
+    own = hints_of(chapter, exercise, root).by_mistake
+    seen = {mistake for mistake, _ in own}
+    rest = []
+    for other in chapter.exercises:
+        if other != exercise:
+            rest += [(m, a) for m, a in hints_of(chapter, other, root).by_mistake if m not in seen]
+            seen |= {m for m, _ in rest}
+    return own + rest

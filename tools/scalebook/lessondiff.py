@@ -6,7 +6,9 @@ book build recorded), line by line. Three kinds of line:
   same      the same text;
   close     differs only where an implementation may legitimately differ: a number in the last
             digit it is printed with (rounding of the last bit in a different order of operations),
-            or a timing (a line with a duration or a rate in it);
+            a number within the chapter's tolerance (the relative difference its checks allow a
+            correct output, "tolerance" in its chapter.json: a roundoff of 7.2e-16 against 6.7e-16,
+            0 against 5.6e-17), or a timing (a line with a duration or a rate in it);
   differs   anything else: a number off by more than its last printed digit, a different integer
             (a count, an index, a class), different words, a line missing or extra.
 
@@ -16,9 +18,11 @@ beside its counterpart instead of showing as one line removed and one added.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from . import ui
 
@@ -52,9 +56,10 @@ def last_digit(token: str) -> float:
     return 10.0 ** (int(exponent or 0) - decimals)
 
 
-def numbers_close(mine: str, book: str) -> bool:
-    """Two numbers as printed agree up to one unit in the last printed digit of the coarser one
-    (or to a relative 1e-9, for numbers printed with every digit). Integers must be equal."""
+def numbers_close(mine: str, book: str, tolerance: float = 0.0) -> bool:
+    """Two numbers as printed agree up to one unit in the last printed digit of the coarser one, or
+    to the chapter's TOLERANCE relative to max(1, |value|) (or to a relative 1e-9, for numbers
+    printed with every digit). Two integers (counts, indices, classes) must be equal."""
     a, b = float(mine), float(book)
     if a == b:
         return True
@@ -63,10 +68,16 @@ def numbers_close(mine: str, book: str) -> bool:
         return False
     if not (math.isfinite(a) and math.isfinite(b)):
         return False
-    return abs(a - b) <= unit * (1 + 1e-9) or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+    return (abs(a - b) <= unit * (1 + 1e-9) or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+            or abs(a - b) <= tolerance * max(1.0, abs(a), abs(b)))
 
 
-def classify(mine: str, book: str) -> str:
+def tolerance_of(folder: Path) -> float:
+    """A chapter's "tolerance" (its manifest, chapter.json); 0 when it has none."""
+    return float(json.loads((folder / "chapter.json").read_text()).get("tolerance", 0.0))
+
+
+def classify(mine: str, book: str, tolerance: float = 0.0) -> str:
     if mine == book:
         return "same"
     if skeleton(mine) != skeleton(book):
@@ -74,18 +85,19 @@ def classify(mine: str, book: str) -> str:
     if TIMING.search(book):
         return "close"
     pairs = zip(NUMBER.findall(mine), NUMBER.findall(book))
-    return "close" if all(numbers_close(a, b) for a, b in pairs) else "differs"
+    return "close" if all(numbers_close(a, b, tolerance) for a, b in pairs) else "differs"
 
 
-def compare(mine: list[str], book: list[str]) -> list[Row]:
-    """The two outputs aligned: paired lines classified, unpaired ones marked as differing."""
+def compare(mine: list[str], book: list[str], tolerance: float = 0.0) -> list[Row]:
+    """The two outputs aligned: paired lines classified (numbers within the chapter's TOLERANCE
+    are close), unpaired ones marked as differing."""
     rows: list[Row] = []
     matcher = difflib.SequenceMatcher(None, [skeleton(l) for l in mine], [skeleton(l) for l in book],
                                       autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             for i, j in zip(range(i1, i2), range(j1, j2)):
-                rows.append(Row(classify(mine[i], book[j]), mine[i], book[j], i + 1, j + 1))
+                rows.append(Row(classify(mine[i], book[j], tolerance), mine[i], book[j], i + 1, j + 1))
             continue
         # replaced, inserted or deleted lines: paired in order as far as both sides go
         for k in range(max(i2 - i1, j2 - j1)):
@@ -96,9 +108,16 @@ def compare(mine: list[str], book: list[str]) -> list[Row]:
 
 
 def render(rows: list[Row], columns: int) -> list[str]:
-    """Side by side: a mark, the student's line, the book's line, each wrapped to its half."""
+    """Side by side: a mark, the student's line, the book's line, when every line fits its half of
+    the screen. When one does not, a lesson's table would wrap, and the tails of its rows repeat
+    down the screen ("1.9%", "1.9%", ...): then the lines are stacked instead, each line the two
+    sides share shown once, and a line that differs shown as yours, then the book's."""
     half = max(10, (columns - 5) // 2)
     colour = {"same": ui.dim, "close": ui.yellow, "differs": ui.red}
+    widest = max((ui.visible(ui.printable(text)) for row in rows for text in (row.mine, row.book) if text is not None),
+                 default=0)
+    if widest > half:
+        return render_stacked(rows, columns, colour)
     out = [ui.bold(f"  {'your lesson':<{half}} │ the book")]
     out.append(f"  {'─' * half}─┼─{'─' * half}")
     for row in rows:
@@ -116,6 +135,23 @@ def render(rows: list[Row], columns: int) -> list[str]:
     return out
 
 
+def render_stacked(rows: list[Row], columns: int, colour: dict) -> list[str]:
+    """One column: a shared line once; a close or differing line as "yours" then "book"."""
+    width = max(10, columns - 9)
+    out = [ui.bold("  your lesson; the book's under each difference")]
+    for row in rows:
+        if row.kind == "same":
+            for k, part in enumerate(ui.wrap(ui.printable(row.mine), width + 7)):
+                out.append(f"  {part}".rstrip())
+            continue
+        mark = colour[row.kind](MARK[row.kind])
+        mine = ui.wrap(ui.printable(row.mine), width) if row.mine is not None else [ui.red("(missing)")]
+        book = ui.wrap(ui.printable(row.book), width) if row.book is not None else [ui.red("(not in the book)")]
+        for k, part in enumerate(mine):
+            out.append(f"{mark if k == 0 else ' '} yours {part}".rstrip())
+        for part in book:
+            out.append(f"  book  {part}".rstrip())
+    return out
 
 
 def summary(rows: list[Row], chapter: int) -> list[str]:

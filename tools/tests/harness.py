@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 import shutil
 import subprocess
 from pathlib import Path
@@ -44,5 +45,6 @@ def load(path: Path):
     """A module from a file outside tools/ (lib/tests' helpers), by path."""
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module

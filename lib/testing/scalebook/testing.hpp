@@ -1,13 +1,21 @@
-// scalebook/testing.hpp — helpers for the doctest checks: matrix comparison whose failure message
-// shows both matrices with the largest difference marked, and a "which known mistake does this
-// output look like?" diagnosis, so a failing check can name the student's likely slip.
+// scalebook/testing.hpp — helpers for the doctest checks: comparisons whose failure message says
+// where the output differs, a named mistake only on evidence, and every input shown.
 //
-//   CHECK_MESSAGE(near(actual, expected), "f(x) on ... is wrong");   // prints both matrices on failure
-//   CHECK_MESSAGE(near(actual, expected), said("f(x) on ... is wrong", suspect(actual, {{"divided by d_k", wrong}})));
+//   INPUTS(q, k);                                                    // the call's inputs, shown on any failure or crash
+//   CHECK_MESSAGE(near(actual, expected), "f(x) on ... is wrong");   // largest difference, which rows and columns differ
+//   CHECK_MESSAGE(near(actual, expected), said("f(x) on ... is wrong", suspect(actual, {{kByDk, wrong}})));
 //   CHECK_MESSAGE(near(variance, 1.0, 1e-3), "the variance of ...");     // a scalar prints as a number
-//   CHECK_MESSAGE(same_mask(mask, expected_mask), said("causal_mask(3, 3) is wrong", suspect_mask(mask, {{"transposed?", wrong_mask}})));
-//   CHECK_THROWS_TYPED(dot_scores(q, k), ShapeError, "dot_scores", "a missing require_same_cols?");
-//   CHECK_MESSAGE(same_values(curve, expected), said("smooth_curve({4, 8, 0}, 0.75) is wrong", why));
+//   CHECK_MESSAGE(same_mask(mask, expected_mask), said("causal_mask(3, 3) is wrong", suspect_mask(mask, {{kTransposed, wrong_mask}})));
+//   CHECK_THROWS_CALL(ShapeError, "q and k must have the same d_k", ch03::dot_scores, q, k);
+//
+// Named mistakes. A known mistake is a Named: a stable id (snake_case; the bug zoo mutant's name
+// where one exists) and what it is, in words. A message names it only on evidence: suspect() and
+// its kin compare the observed output with the mistake's own output, which the check computes
+// (by applying the mistake to its reference computation) for the same input, and name the
+// mistakes whose output it equals; a throw check names the mistake given for "nothing thrown"
+// only when nothing was thrown. Nothing else prints a Named. Every named mistake reads, in every
+// message, "known mistake [ID]: TEXT" (kMistakeForm); tools/scalebook/loop/run_checks.py's mistake_ids()
+// reads the ids back, ./workbook hint keys its advice on them, and the grading report carries them.
 //
 // Every check leads with a sentence: no plain CHECK or REQUIRE in a chapter's checks, and a message
 // that is only suspect(...) (empty when nothing matches) is said(sentence, suspect(...)) instead;
@@ -15,14 +23,16 @@
 //
 // Every value a check compares prints readably: lists (std::vector of numbers, of matrices, of
 // strings) as {4, 5, 3.75}, long ones as their head, their tail and their length; matrices with
-// their shape, at most 8 x 8 entries; masks as 0/1 grids. Every check binary is compiled with
-// DOCTEST_CONFIG_REQUIRE_STRINGIFICATION_FOR_ALL_USED_TYPES (lib/CMakeLists.txt), so a CHECK on a
-// type that would print as doctest's "{?}" does not compile.
+// their shape, at most 8 x 8 entries; masks as 0/1 grids; a char* as its text (doctest would
+// print its address). Every check binary is compiled with
+// DOCTEST_CONFIG_REQUIRE_STRINGIFICATION_FOR_ALL_USED_TYPES (lib/CMakeLists.txt), so a value that
+// would print as doctest's "{?}" does not compile; a chapter's struct gets a StringMaker in its
+// checks.cpp.
 //
 // The first part of a failure message is its diagnosis (what ./workbook quotes on one line): the
-// innermost CHECK_MESSAGE text, then the comparison's report, then the INFO/CAPTURE contexts. So
-// put a CHECK inside an INFO or CAPTURE scope as CHECK_MESSAGE(condition, diagnosis): a plain
-// CHECK there would lead with the context.
+// innermost CHECK_MESSAGE text, then the comparison's report, then the INFO/CAPTURE/INPUTS
+// contexts. So put a CHECK inside an INFO or CAPTURE scope as CHECK_MESSAGE(condition, diagnosis):
+// a plain CHECK there would lead with the context.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -35,11 +45,27 @@
 #include <string_view>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
+#include "scalebook/alignment.hpp"
 #include "scalebook/core.hpp"
 
 namespace scalebook::testing {
+
+// --- named mistakes -----------------------------------------------------------------------------
+
+/// A known mistake: its stable id and what it is. Declared once per chapter, constexpr:
+///   constexpr Named kDdof1{"ddof_one", "the sample standard deviation (divided by n - 1) instead of ..."};
+struct Named {
+  const char* id;    ///< snake_case, stable: hints, the grading report and the class page key on it
+  const char* text;  ///< what the mistake is, as a statement (the output proved it)
+};
+
+/// How every message names a mistake: "known mistake [ID]: TEXT". tools/scalebook/loop/run_checks.py's
+/// mistake_ids() finds the ids by this form, and nothing a submission sends can forge it (see
+/// submitted()).
+inline constexpr const char* kMistakeForm = "known mistake [";
 
 /// The outcome of a comparison; converts to bool, and doctest prints its report on failure.
 struct MatrixMatch {
@@ -48,13 +74,25 @@ struct MatrixMatch {
   explicit operator bool() const { return ok; }
 };
 
+/// How a matrix's rows and columns group into parts (heads, row blocks, key blocks), so that a
+/// failed comparison says which parts differ: Parts{"query block", 3, "head", 4} groups rows by
+/// 3 and columns by 4. A name of nullptr leaves that axis ungrouped.
+struct Parts {
+  const char* row_part = nullptr;
+  Index rows_per_part = 0;
+  const char* col_part = nullptr;
+  Index cols_per_part = 0;
+};
+
 /// Entry-wise |actual - expected| <= tol * max(1, |expected|), same shapes, NaN never matches.
+/// The report gives the largest difference and its index, how many entries differ and in which
+/// rows and columns (and parts, when given), and both matrices.
 MatrixMatch near(const Eigen::Ref<const Matrix>& actual, const Eigen::Ref<const Matrix>& expected,
-                 double tol = 1e-12);
+                 double tol = 1e-12, const Parts& parts = {});
 
 /// Exact equality, bit for bit (used where the lesson promises identical bits).
 MatrixMatch identical(const Eigen::Ref<const Matrix>& actual,
-                      const Eigen::Ref<const Matrix>& expected);
+                      const Eigen::Ref<const Matrix>& expected, const Parts& parts = {});
 
 /// Two numbers: |actual - expected| <= tol * max(1, |expected|), NaN never matches. The report
 /// prints them as numbers with 17 significant digits, never as 1 x 1 matrices.
@@ -64,62 +102,186 @@ MatrixMatch near(double actual, double expected, double tol = 1e-12);
 /// with the first differing entry marked and counts the entries that differ.
 MatrixMatch same_mask(const BoolMatrix& actual, const BoolMatrix& expected);
 
-/// A known wrong implementation's output for the same input, with the mistake it stands for.
+/// A known mistake with its output for the check's input (computed by the check).
 struct Mistake {
-  const char* description;  ///< e.g. "scores divided by d_k instead of sqrt(d_k)?"
+  Named mistake;
   Matrix output;
 };
 
-/// "" when actual matches none of the mistakes; otherwise "looks like a known mistake: <description>".
+/// "" when actual equals none of the mistakes' outputs (within tol * max(1, |output|), NaN
+/// matching NaN); otherwise "known mistake [ID]: TEXT" for each whose output it equals.
 std::string suspect(const Eigen::Ref<const Matrix>& actual, std::initializer_list<Mistake> mistakes,
                     double tol = 1e-9);
+/// The same for a list of mistakes built at run time.
+std::string suspect(const Eigen::Ref<const Matrix>& actual, const std::vector<Mistake>& mistakes,
+                    double tol = 1e-9);
 
-/// A known wrong value of a scalar (e.g. the population variance where the sample one is asked).
+/// A known mistake's value of a scalar (e.g. the population variance where the sample one is asked).
 struct ScalarMistake {
-  const char* description;
+  Named mistake;
   double output;
 };
 
-/// As suspect() for a number: the first mistake within tol * max(1, |output|) of actual.
+/// As suspect() for a number.
 std::string suspect(double actual, std::initializer_list<ScalarMistake> mistakes, double tol = 1e-9);
 
-/// A known wrong mask.
+/// A known mistake's mask.
 struct MaskMistake {
-  const char* description;
+  Named mistake;
   BoolMatrix output;
 };
 
-/// As suspect() for a boolean mask, the first mistake whose mask equals actual exactly (a name
-/// of its own: Eigen would convert masks and matrices into each other).
+/// As suspect() for a boolean mask, exactly (a name of its own: Eigen would convert masks and
+/// matrices into each other).
 std::string suspect_mask(const BoolMatrix& actual, std::initializer_list<MaskMistake> mistakes);
 
-/// The outcome of an exception check (CHECK_THROWS_TYPED): report is the diagnosis.
+/// A known mistake's list of numbers.
+struct ListMistake {
+  Named mistake;
+  std::vector<double> output;
+};
+
+/// As suspect() for a list of numbers (same length, each within tol * max(1, |output|)).
+std::string suspect_values(const std::vector<double>& actual, std::initializer_list<ListMistake> mistakes,
+                           double tol = 0.0);
+/// Lists of integers (indices, labels, counts), exactly.
+template <class T, std::enable_if_t<std::is_integral_v<T>, bool> = true>
+std::string suspect_values(const std::vector<T>& actual,
+                           std::initializer_list<std::pair<Named, std::vector<T>>> mistakes);
+
+namespace detail {
+/// "known mistake [ID]: TEXT" for each of the mistakes, joined with " | " ("" for none). Only
+/// the suspect functions and the throw checks call it: a chapter's checks never do (the message
+/// tests hold them to it), so that no message names a mistake its output does not show.
+std::string name_mistakes(const std::vector<Named>& mistakes);
+}  // namespace detail
+
+template <class T, std::enable_if_t<std::is_integral_v<T>, bool>>
+std::string suspect_values(const std::vector<T>& actual,
+                           std::initializer_list<std::pair<Named, std::vector<T>>> mistakes) {
+  std::vector<Named> found;
+  for (const auto& [mistake, output] : mistakes)
+    if (output == actual) found.push_back(mistake);
+  return detail::name_mistakes(found);
+}
+
+/// As suspect() for any outcome the check can compare with EQUAL (a struct, a count, a flag): the
+/// mistakes whose output (computed by the check) EQUAL says the actual one is.
+template <class T, class Equal>
+std::string suspect_by(const T& actual, const std::vector<std::pair<Named, T>>& mistakes, Equal equal) {
+  std::vector<Named> found;
+  for (const auto& [mistake, output] : mistakes)
+    if (equal(actual, output)) found.push_back(mistake);
+  return detail::name_mistakes(found);
+}
+template <class T, class Equal>
+std::string suspect_by(const T& actual, std::initializer_list<std::pair<Named, T>> mistakes, Equal equal) {
+  return suspect_by(actual, std::vector<std::pair<Named, T>>(mistakes), equal);
+}
+
+/// As suspect_by with ==: integers, flags, enums.
+template <class T>
+std::string suspect_exact(const T& actual, std::initializer_list<std::pair<Named, T>> mistakes) {
+  return suspect_by(actual, mistakes, [](const T& a, const T& b) { return a == b; });
+}
+
+// --- exceptions ---------------------------------------------------------------------------------
+
+/// The outcome of an exception check (CHECK_THROWS_CALL): report is the diagnosis.
 struct ThrowMatch {
   bool ok = false;
   std::string report;
   explicit operator bool() const { return ok; }
 };
 
+/// What a throw check says when the expected exception did not come from the function itself: the
+/// contract's rule the input breaks (always), and, on evidence, the mistake whose outcome it was:
+/// `nothing` when nothing was thrown, `inner` when the error came from Eigen's own assertion or
+/// from an inner function (the function's own check of this input is missing either way).
+struct Why {
+  std::string rule;
+  std::optional<Named> nothing, inner;
+  Why(const char* rule_text) : rule(rule_text) {}               // NOLINT: a rule reads as one
+  Why(std::string rule_text) : rule(std::move(rule_text)) {}    // NOLINT
+  Why(std::string rule_text, std::optional<Named> if_nothing, std::optional<Named> if_inner = std::nullopt)
+      : rule(std::move(rule_text)), nothing(if_nothing), inner(if_inner) {}
+};
+
 /// The name of an exception's dynamic type, demangled ("scalebook::ValueError").
 std::string type_name(const std::type_info& type);
 
+/// Text a submission wrote (an exception's message), made safe to quote in a message: it cannot
+/// forge the form a named mistake takes ("known mistake [" becomes "known mistake (").
+std::string submitted(std::string text);
+
 /// Runs call and says whether it threw exactly the expected type (expected_name, e.g.
 /// "scalebook::ShapeError") with a message that starts with "<function>: ", the contract's rule.
-/// When it threw another type, the report names that type and its message; when it threw nothing,
-/// the report says so and adds missing_hint (e.g. "a missing require_same_cols?"); an error from
-/// Eigen's own assertions is named as such (the function's own check did not run).
+/// The report leads with the call and its inputs (described by `call`, made only on failure), then
+/// what happened: the type thrown instead and its message; nothing thrown (the rule, and
+/// why.nothing when given); an error from Eigen's assertion or an inner function (why.inner).
 ThrowMatch throws_typed(const std::function<void()>& call,
                         const std::function<bool(const std::exception&)>& is_expected,
                         std::string_view expected_name, std::string_view function,
-                        std::string_view expression, std::string_view missing_hint);
+                        const std::function<std::string()>& describe_call, const Why& why);
 
-/// A matrix printed with aligned columns (at most 8 × 8 shown), optionally marking one entry.
-std::string format_matrix(const Eigen::Ref<const Matrix>& m, Index mark_row = -1,
-                          Index mark_col = -1);
+// --- showing inputs -----------------------------------------------------------------------------
 
 /// A number as text: the shortest form that reads back as the same double ("0.1", "1e+300",
 /// "-inf", "nan"), so that two numbers that print alike are equal.
 std::string format_number(double x);
+
+/// A matrix on one line, for inputs: "(2, 3) [[1, 2, 3], [4, 5, 6]]" when it has at most 24
+/// entries, else its shape, its range, its non-finite entries and where they are ("(100, 64),
+/// entries from -3.1 to 3.4, nan at (3, 11)"); "(0, 3), empty"; "(3, 2), all 1".
+std::string show_matrix(const Eigen::Ref<const Matrix>& m);
+
+inline std::string show(double x) { return format_number(x); }
+inline std::string show(float x) { return format_number(x); }
+inline std::string show(bool x) { return x ? "true" : "false"; }
+template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, bool> = true>
+std::string show(T x) { return std::to_string(x); }
+inline std::string show(const std::string& s) { return "\"" + s + "\""; }
+inline std::string show(const char* s) { return show(std::string(s)); }
+inline std::string show(Alignment a) { return a == Alignment::TopLeft ? "Alignment::TopLeft" : "Alignment::BottomRight"; }
+std::string show(const Matrix& m);
+std::string show(const Vector& m);
+std::string show(const RowVector& m);
+std::string show(const BoolMatrix& m);
+template <class Derived>
+std::string show(const Eigen::MatrixBase<Derived>& m) {
+  if constexpr (std::is_same_v<typename Derived::Scalar, bool>) {
+    return show(BoolMatrix(m));
+  } else {
+    return show(Matrix(m));
+  }
+}
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, bool> = true>
+std::string show(const std::vector<T>& values);
+std::string show(const std::vector<Matrix>& matrices);
+/// Anything else as doctest prints it (a chapter's struct, through its StringMaker), on one line.
+template <class T>
+auto show(const T& value) -> std::enable_if_t<!std::is_arithmetic_v<T> && !std::is_base_of_v<Eigen::EigenBase<T>, T>, std::string>;
+
+/// "f(a, b, 3) with a = ...; b = ...": a call with its arguments shown (literal numbers once).
+/// function and arguments are the call's text, shown its arguments' values.
+std::string call_text(std::string_view function, std::string_view arguments, const std::vector<std::string>& shown);
+
+template <class... A>
+std::vector<std::string> shown_args(const A&... args) {
+  return {show(args)...};
+}
+
+/// "input: q = (1, 2) [[1, 1]]; k = ...": the INPUTS context.
+template <class... A>
+std::string inputs(std::string_view names, const A&... args) {
+  return "input: " + call_text("", names, shown_args(args...));
+}
+
+// --- lists and matrices as text -----------------------------------------------------------------
+
+/// A matrix printed with aligned columns (at most 8 × 8 shown), optionally marking one entry.
+std::string format_matrix(const Eigen::Ref<const Matrix>& m, Index mark_row = -1,
+                          Index mark_col = -1);
 
 /// A list as text: "{4, 5, 3.75}"; one longer than 12 as its first 6 and last 3 values and its
 /// length: "{0, 1, 2, 3, 4, 5, ..., 97, 98, 99} (100 values)". An empty list is "{} (empty)".
@@ -136,6 +298,8 @@ std::string format_values(const std::vector<T>& values) {
     return format_values(std::vector<long long>(values.begin(), values.end()));
   }
 }
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, bool>>
+std::string show(const std::vector<T>& values) { return format_values(values); }
 
 /// A list of matrices (e.g. heads): how many, each one's shape and its entries (at most 4 shown).
 std::string format_matrices(const std::vector<Matrix>& matrices);
@@ -166,7 +330,7 @@ inline std::string said(const std::string& sentence, const std::string& mistake)
 
 /// A matrix written row by row: from_rows(2, 2, {1, 2, 3, 4}).
 inline Matrix from_rows(Index rows, Index cols, std::initializer_list<double> values) {
-  REQUIRE(static_cast<Index>(values.size()) == rows * cols);
+  REQUIRE_MESSAGE(static_cast<Index>(values.size()) == rows * cols, "from_rows: the check's own matrix has the wrong size");
   Matrix m(rows, cols);
   auto value = values.begin();
   for (Index i = 0; i < rows; ++i)
@@ -183,48 +347,83 @@ inline RowVector row(std::initializer_list<double> values) {
 }
 
 /// The message of the exception of type E that f throws; "(a different exception: ...)" or
-/// "(nothing thrown)" otherwise.
+/// "(nothing thrown)" otherwise (a submission's text made safe by submitted()).
 template <class E, class F>
 std::string thrown_message(F&& f) {
   try {
     f();
   } catch (const E& e) {
-    return e.what();
+    return submitted(e.what());
   } catch (const std::exception& e) {
-    return std::string("(a different exception: ") + e.what() + ")";
+    return submitted(std::string("(a different exception: ") + e.what() + ")");
   }
   return "(nothing thrown)";
 }
 
 inline bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
-/// What CALL threw (its what()), or "" when it returned: for a check that a valid input, such as a
-/// tiny positive learning rate, is accepted and not thrown out.
+/// What CALL threw (its what(), made safe by submitted()), or "" when it returned: for a check
+/// that a valid input, such as a tiny positive learning rate, is accepted and not thrown out.
 inline std::string thrown_by(const std::function<void()>& call) {
   try {
     call();
   } catch (const std::exception& e) {
-    return e.what();
+    const std::string text = submitted(e.what());
+    return text.empty() ? "(an exception with an empty message)" : text;
   }
   return "";
 }
 
 }  // namespace scalebook::testing
 
-/// CHECK_THROWS_TYPED(expression, Type, "function", "hint if nothing is thrown"): the expression
-/// must throw exactly Type (a subclass does not count) with a message starting "function: ".
-/// On failure (a FAIL_CHECK) the message says what happened instead: "dot_scores(q, k) threw
-/// scalebook::ValueError where scalebook::ShapeError was expected: \"...\"".
-#define CHECK_THROWS_TYPED(expression, Type, function, missing_hint)                             \
-  do {                                                                                           \
-    const ::scalebook::testing::ThrowMatch thrown = ::scalebook::testing::throws_typed(          \
-        [&] { static_cast<void>(expression); },                                                  \
-        [](const std::exception& e) { return typeid(e) == typeid(Type); },                       \
-        ::scalebook::testing::type_name(typeid(Type)), function, #expression, missing_hint);     \
-    if (!thrown) FAIL_CHECK(thrown.report);                                                      \
+/// INPUTS(q, k, 3): the call's inputs as a context ("input: q = (1, 2) [[1, 1]]; k = ...; 3"),
+/// shown after the diagnosis of any failure in its scope, and named when the code under test
+/// crashes there. Lazy: nothing is printed unless something fails, and then the variables are
+/// shown as they are at that moment: name copies of an argument the call changes in place.
+#define INPUTS(...) INFO(::scalebook::testing::inputs(#__VA_ARGS__, __VA_ARGS__))
+
+/// CHECK_THROWS_CALL(Type, why, function, arguments...): function(arguments...) must throw exactly
+/// Type (a subclass does not count) with a message starting "function: " (its name without the
+/// namespace). On failure (a FAIL_CHECK) the message shows the call with its arguments' values
+/// (as they were before the call) and what happened instead: "dot_scores(q, k) with q = (2, 3) all 1; k = (4, 2) all 1 threw
+/// nothing where scalebook::ShapeError was expected: <why.rule>". A braced argument needs its type
+/// written out (Numbers{1, 2}), so that it can be shown.
+#define CHECK_THROWS_CALL(Type, why, function, ...)                                                \
+  do {                                                                                             \
+    /* the arguments as they are before the call (an in-place argument may change) */             \
+    const std::string described_call = ::scalebook::testing::call_text(                            \
+        ::scalebook::testing::detail::bare(#function), #__VA_ARGS__,                               \
+        ::scalebook::testing::shown_args(__VA_ARGS__));                                           \
+    const ::scalebook::testing::ThrowMatch thrown = ::scalebook::testing::throws_typed(            \
+        [&] { static_cast<void>(function(__VA_ARGS__)); },                                         \
+        [](const std::exception& e) { return typeid(e) == typeid(Type); },                         \
+        ::scalebook::testing::type_name(typeid(Type)), ::scalebook::testing::detail::bare(#function), \
+        [&] { return described_call; }, why);                                                      \
+    if (!thrown) FAIL_CHECK(thrown.report);                                                        \
   } while (false)
 
+namespace scalebook::testing::detail {
+/// "dot_scores" for "ch03::dot_scores": the name a function's own messages start with.
+constexpr std::string_view bare(std::string_view qualified) {
+  const std::size_t colon = qualified.rfind("::");
+  return colon == std::string_view::npos ? qualified : qualified.substr(colon + 2);
+}
+}  // namespace scalebook::testing::detail
+
 namespace doctest {
+// A C string as its text: doctest prints a char* as its address ("0x55c1fede77c0").
+template <>
+struct StringMaker<const char*> {
+  static String convert(const char* text) { return text != nullptr ? String(text) : String("(null)"); }
+};
+template <>
+struct StringMaker<char*> {
+  static String convert(const char* text) { return text != nullptr ? String(text) : String("(null)"); }
+};
+template <>
+struct StringMaker<scalebook::Alignment> {
+  static String convert(scalebook::Alignment a) { return scalebook::testing::show(a).c_str(); }
+};
 template <>
 struct StringMaker<scalebook::testing::MatrixMatch> {
   static String convert(const scalebook::testing::MatrixMatch& match) {
@@ -277,3 +476,13 @@ struct StringMaker<scalebook::BoolMatrix> {
   }
 };
 }  // namespace doctest
+
+namespace scalebook::testing {
+namespace detail {
+std::string one_line(std::string text);  ///< newlines as "; ", for a value inside a sentence
+}
+template <class T>
+auto show(const T& value) -> std::enable_if_t<!std::is_arithmetic_v<T> && !std::is_base_of_v<Eigen::EigenBase<T>, T>, std::string> {
+  return detail::one_line(doctest::toString(value).c_str());
+}
+}  // namespace scalebook::testing

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from ..config import STATE
-from ..course import UsageError, hints_of, resolve_exercise
+from ..course import UsageError, chapter_advice, hints_of, resolve_exercise
 from .. import ui
 from ..loop.record import load_record
+from ..loop.run_checks import mistake_ids
 
 
 def arguments(parser) -> None:
@@ -35,13 +36,13 @@ def run(args) -> int:
     state.parent.mkdir(parents=True, exist_ok=True)
     state.write_text(str(max(seen, tier)))
     verdict = load_record(chapter).get(exercise, {})
-    message = verdict.get("message", "")
-    for said, advice in hints.by_mistake:
-        if said in message:
-            ui.say(f"{ui.bold('Your last check said')}: {said}")
-            ui.say(f"  {advice}")
+    named = mistake_ids(verdict.get("message", ""))  # what the last check proved, by id
+    advice = dict(chapter_advice(chapter, exercise))
+    for mistake in named:
+        if mistake in advice:
+            ui.say(f"{ui.bold('Your last check found a known mistake')}: [{mistake}]")
+            ui.say(f"  {advice[mistake]}")
             ui.say("")
-            break
     ui.say(ui.bold(f"Hint {tier} of {count} for exercise {exercise}"))
     ui.say("  " + hints.tiers[tier - 1])
     if tier < count:

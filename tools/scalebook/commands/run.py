@@ -63,7 +63,8 @@ def run_diff(chapter: Chapter, binary: Path, out_dir: Path) -> int:
     result = subprocess.run([str(binary), str(out_dir)], stdin=subprocess.DEVNULL, capture_output=True,
                             text=True, errors="replace")
     (out_dir / "lesson.out").write_text(result.stdout)
-    rows = lessondiff.compare(result.stdout.splitlines(), book.read_text(errors="replace").splitlines())
+    rows = lessondiff.compare(result.stdout.splitlines(), book.read_text(errors="replace").splitlines(),
+                              chapter.tolerance)
     left_out = 0
     if result.returncode != 0:  # a lesson that stopped early: its lines, not the whole book missing
         printed = max((k for k, row in enumerate(rows) if row.mine is not None), default=-1) + 1

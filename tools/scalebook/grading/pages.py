@@ -39,7 +39,8 @@ from .. import config
 from ..errors import PagesError
 from ..files import atomic_write
 from ..config import ROOT
-from ..course import Chapter, all_chapters, hints_of
+from ..course import Chapter, all_chapters, chapter_advice, hints_of
+from ..loop.run_checks import mistake_ids
 from ..verdicts import STATUSES
 from .visible import NAME_CHARS, _as_text, _code_spans, visible, visible_plain
 
@@ -75,7 +76,7 @@ def make_context(root: Path = ROOT, chapters: list[Chapter] | None = None,
         for exercise in chapter.exercises:
             try:
                 hints = hints_of(chapter, exercise, root)
-                tiers, mistakes = hints.tiers, hints.by_mistake
+                tiers, mistakes = hints.tiers, chapter_advice(chapter, exercise, root)
             except OSError:
                 tiers, mistakes = [], []
             function = re.sub(r"^ex\d+_|\.cpp$", "", chapter.source_of(exercise))
@@ -218,7 +219,8 @@ def _exercise_view(exercise: str, tests: list[dict], info: dict | None, details:
     if not hint:  # the report's copy of the tier-1 hint, when the context has none
         hint = next((_as_text(t.get("hint")) for t in tests if t.get("hint")), "")
     messages = " ".join(_as_text(t.get("message")) for t in tests if t.get("status") != "passed")
-    advice = [visible(text) for said, text in (info.get("mistakes", []) if info else []) if said in messages]
+    named = mistake_ids(messages)  # the mistakes the checks proved, by id (scalebook.loop.run_checks)
+    advice = [visible(text) for mistake, text in (info.get("mistakes", []) if info else []) if mistake in named]
     if passed:
         summary = "passed"
     elif not tests:

@@ -117,9 +117,11 @@ def read_round(results_file: Path, names: list[str], results: dict[str, CheckRes
             continue
         started = None if name == started else started
         progressed = True
-        if status == "crashed":
+        if status == "crashed":  # "SIGFPE - ... | input: ...": the signal, and the call's inputs
+            signal_text, _, contexts = message.partition(" | ")
             results[name] = CheckResult(
-                name, "crashed", f"the process died of {message.split(' - ')[0]} inside this check")
+                name, "crashed", f"the process died of {signal_text.split(' - ')[0]} inside this check"
+                + (f" | {contexts}" if contexts else ""))
         elif status == "passed":
             results[name] = CheckResult(name, "passed")
         else:
@@ -260,11 +262,22 @@ def registered_checks(build_dir: Path, chapter_folder: str) -> list[str]:
     return names
 
 
+# How a check's message names a mistake (lib/testing/scalebook/testing.hpp, kMistakeForm): "known
+# mistake [ID]: what it is", ID in snake_case. The checks print it only when the output is what
+# that mistake produces on that input; hints, the grading report and the class page key on ID.
+MISTAKE = re.compile(r"known mistake \[([a-z][a-z0-9_]*)\]")
+
+
+def mistake_ids(message: str) -> list[str]:
+    """The ids of the mistakes a check's failure message names, in order, each once."""
+    return list(dict.fromkeys(MISTAKE.findall(message)))
+
+
 def diagnosis(message: str) -> str:
     """The one line that says what is wrong: a named mistake if the check found one, else the
     message's first part."""
     parts = [re.sub(r"^threw: ", "", p.strip()) for p in re.split(r"\s\|\s|\n", message) if p.strip()]
     for part in parts:
-        if "known mistake" in part or part.endswith("?"):
+        if MISTAKE.search(part):
             return part
     return parts[0] if parts else ""

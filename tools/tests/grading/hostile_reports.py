@@ -53,7 +53,7 @@ def hostile_report(name: str = NAMES["markup"]) -> dict:
     return report(name, [
         _test("1.1 means per column", CHAPTER_1, "1.1", "passed", 1, 1),
         _test("1.1 population sd " + SCRIPT, CHAPTER_1, "1.1", "failed", 0, 1,
-              "ddof = 1? " + SCRIPT + BREAKOUTS),
+              "the output matches known mistake [ddof_one]: " + SCRIPT + BREAKOUTS),
         _test("1.2 applies the scaling", CHAPTER_1, "1.2", "compile_error", 0, 2,
               "error: expected ';' " + TERMINAL, file="01-feature-scaling/ex2_apply\x1b[8m_scaling.cpp",
               line=12, source_line="  return x" + SCRIPT + "</pre>"),

@@ -156,8 +156,8 @@ def check_feedback(folder: Path, context: dict) -> None:
     hints = [e["text"] for e in page.find("div", **{"class": "hint"})]
     expect(any("./workbook hint 1.1" in h and tier_1.replace("`", "").replace("*", "") in h for h in hints),
            "feedback: 1.1's failure points to ./workbook hint 1.1 and shows its first hint from hints.md")
-    expect(any("divide by n, not n − 1" in h for h in hints),
-           "feedback: a message naming a known mistake (ddof = 1) brings that mistake's hint")
+    expect(any("divide the sum of squared deviations by n, not n − 1" in h for h in hints),
+           "feedback: a message naming a known mistake ([ddof_one]) brings that mistake's hint, by its id")
     expect(not any("hint 3.1" in h for h in hints), "feedback: a passed exercise gets no hint")
     rows = {e["text"].split("\n")[0]: e["text"] for e in page.find("tr")}
     summary = [r for r in rows.values() if r.startswith("Chapter 1")]

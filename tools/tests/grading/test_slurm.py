@@ -168,7 +168,8 @@ with slurm.LocalCluster(scratch) as cluster:
                        workdir=work, concurrency=1, sbatch_options=[], then=["true"])
     while not (work / "started").exists():
         time.sleep(0.05)
-    report.write_text(" ".join(map(str, cluster.pids())))
+    (work / "pids.part").write_text(" ".join(map(str, cluster.pids())))
+    (work / "pids.part").rename(report)  # whole or absent: the test polls for it
     time.sleep(300)
 """
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """./workbook mutate on a small sample: its mutants come from the C++ tokens (a comparison in a
-template argument list such as static_cast<double> is never one of them); a build folder that is not
+template argument list such as static_cast<double> is never one of them), the blind-spot classes
+among them (sort stability, loop bounds, narrowing, sentinels, boundary constants); a build folder that is not
 configured, or whose chapter checks are not built, gets exit status 2 and one sentence with the
 command that builds them (no traceback); and a sample of 7.5's mutants is killed by chapter 7's
 checks in the reference build BUILD_DIR.
@@ -35,6 +36,17 @@ def main() -> int:
     for wanted in ("max -> min", "- -> +", "< -> <=", "(sign dropped)"):
         if not any(wanted in m for m in mutants):
             failures.append(f"no mutant '{wanted}' among 7.5's: {mutants}")
+    # The blind-spot classes have operators: sort stability, loop bounds, narrowing, sentinels, boundaries.
+    knn = mutate("1", "--exercise", "1.5", "--list").stdout
+    tiled = mutate("7", "--exercise", "7.6", "--list").stdout
+    flops = mutate("7", "--exercise", "7.1", "--list").stdout
+    for wanted, listing in (("stable_sort -> sort", knn), ("(loop bound one short)", knn), ("double -> float", knn),
+                            ("infinity -> max", tiled), ("(equality made an ordering)", tiled),
+                            ("Count -> int", flops)):
+        if wanted not in listing:
+            failures.append(f"no mutant '{wanted}' among the blind-spot operators' mutants")
+    if "(boundary constant moved by 10)" not in mutate("3", "--exercise", "3.5", "--list").stdout:
+        failures.append("no boundary constant moved by 10 among 3.5's mutants (its tolerance 1e-9)")
     one = mutate("1", "--exercise", "1.1", "--list").stdout
     if "19:68" in one or "<double>" in one:
         failures.append(f"a template argument list was mutated as a comparison:\n{one}")

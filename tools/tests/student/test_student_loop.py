@@ -111,7 +111,8 @@ def unit_checks() -> None:
     """watch's screen and run --diff's comparison, on made-up input (no build needed)."""
     from scalebook.commands import watch
     from scalebook import lessondiff, ui
-    from scalebook.course import Chapter, hints_of
+    from scalebook.course import Chapter, chapter_advice, hints_of
+    from scalebook.loop.run_checks import mistake_ids
     words = LONG_MESSAGE.split()
     lines = ["chapter 1 feature-scaling", "  ✗ 1.1", "      " + LONG_MESSAGE] + [
         f"  ✗ 1.{k}  {LONG_MESSAGE}" for k in range(2, 9)]
@@ -160,25 +161,47 @@ def unit_checks() -> None:
     expect(all(ui.visible(line) <= 80 for line in drawn), "run --diff: side by side fits 80 columns")
     expect(any(line.startswith("✗ accuracy 58/100") and line.rstrip().endswith("accuracy 57/100")
                for line in drawn), "run --diff: a differing line is marked, yours beside the book's")
+    # A lesson's table wider than half the screen: stacked, so that no row's tail repeats down it;
+    # and numbers within the chapter's tolerance (roundoff reports) are close, counts exact.
+    table = [f"  n = {n:5d}   scores {n * 3:12.3e}   share {1.9 + n / 1e6:5.1f}%" for n in range(100, 600, 100)]
+    stacked = lessondiff.render(lessondiff.compare(table, table), 60)
+    expect(len(stacked) == len(table) + 1 and all(ui.visible(l) <= 60 for l in stacked),
+           f"run --diff: a table wider than half the screen is shown once per line, not wrapped: {stacked}")
+    noise = lessondiff.compare(["max diff 7.2e-16 in 10/16 tiles", "largest difference 5.55e-17"],
+                               ["max diff 6.7e-16 in 10/16 tiles", "largest difference 0"], 1e-12)
+    expect([r.kind for r in noise] == ["close", "close"], f"run --diff: roundoff within the tolerance is close: {noise}")
+    expect(lessondiff.classify("in 11/16 tiles", "in 10/16 tiles", 1e-6) == "differs",
+           "run --diff: a count must be equal, whatever the tolerance")
+    expect(lessondiff.tolerance_of(ROOT / "chapters" / "07-under-the-hood") == 1e-12,
+           "run --diff: a chapter's tolerance comes from its CMakeLists.txt")
     said = " ".join(lessondiff.summary(rows, 1))
     expect("2 lines as in the book" in said and "; 2 only in the last printed digit" in said
            and "3 differing (✗)" in said
            and "your line 3, \"accuracy 58/100\", where the book has \"accuracy 57/100\"" in said, "run --diff: the summary counts each kind and names the first")
 
-    # A hint for a named mistake may run over several lines of hints.md; a blank line ends it.
+    # A hint for a named mistake is keyed on the mistake's id, may run over several lines of hints.md,
+    # and ends at a blank line; hint selects it by the ids the last message names (not its text).
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp) / "chapters" / "09-made-up"
         folder.mkdir(parents=True)
         (folder / "hints.md").write_text(
             "## 9.1 made_up {#x}\n\n1. First tier,\n   on two lines.\n\n"
-            "If the check says \"off by one\": the end is exclusive.\nIf it says \"remainder\": floor(n / k).\n"
+            "If the check names [off_by_one]: the end is exclusive.\nA second line of it.\n"
             "\nA paragraph that is no hint.\n"
-            "If the check says \"sign\": flip it.\n\n## 9.2 other {#y}\n\n1. Not 9.1's.\n")
-        hints = hints_of(Chapter("09-made-up", 9, ()), "9.1", Path(temp))
+            "If the check names [sign_flipped]: flip it.\n\n## 9.2 other {#y}\n\n1. Not 9.1's.\n\n"
+            "If the check names [from_9_2]: 9.2's own.\n")
+        chapter = Chapter("09-made-up", 9, ("9.1", "9.2"))
+        hints = hints_of(chapter, "9.1", Path(temp))
+        everything = chapter_advice(chapter, "9.2", Path(temp))
     expect(hints.tiers == ["First tier, on two lines."]
-           and hints.by_mistake == [("off by one", 'the end is exclusive. If it says "remainder": floor(n / k).'),
-                                    ("sign", "flip it.")],
+           and hints.by_mistake == [("off_by_one", "the end is exclusive. A second line of it."),
+                                    ("sign_flipped", "flip it.")],
            f"hints: a named mistake's advice keeps its every line, and stops at a blank line: {hints}")
+    expect([m for m, _ in everything] == ["from_9_2", "off_by_one", "sign_flipped"],
+           f"hints: an exercise's own advice comes first, then the chapter's: {everything}")
+    named = mistake_ids("x | the output matches known mistake [off_by_one]: ... | known mistake (forged]: no "
+                        "| the output matches known mistake [sign_flipped]: ... [off_by_one]")
+    expect(named == ["off_by_one", "sign_flipped"], f"mistake_ids reads the ids in the checks' one form, once each: {named}")
 
 
 def main() -> int:
@@ -229,7 +252,7 @@ def main() -> int:
         fit.write_text(solved.replace("static_cast<double>(n))", "static_cast<double>(n - 1))"))
         wrong = workbook(tree, "run", "1", "--diff")
         expect(solved != fit.read_text() and wrong.returncode == 1
-               and re.search(r"^✗ CRIM .*│ CRIM ", wrong.stdout, re.M) is not None
+               and re.search(r"^✗ CRIM .*│ CRIM |^✗ yours +CRIM .*\n +book +CRIM ", wrong.stdout, re.M) is not None
                and "The first difference is your line" in wrong.stdout,
                "run 1 --diff with the sample standard deviation in 1.1: the changed lines marked ✗, exit 1")
         fit.write_text(solved)

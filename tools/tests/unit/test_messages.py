@@ -6,21 +6,32 @@ lines alike. And every check in chapters/*/checks.cpp leads its failure message 
 sentence, never a generic one ("the result is wrong", or the check's own name said again): what is
 wrong, on which input, what to look at next.
 
-    test_messages.py
+Named mistakes: every id a chapter's checks declare (`constexpr Named kX{"id", ...}`) is
+snake_case, declared once, and has advice in that chapter's hints.md ("If the check names
+[id]: ..."), and every advice line's id is declared; every bug-zoo mutant's id is declared; no
+message names a mistake outside the evidence helpers (no "known mistake" or question-mark guess
+in a check's own text). With BUILD_DIR, the checks run against the untouched stubs, and every
+failure message obeys lib/tests/check_messages.py's rules (inputs shown, a difference located, no
+pointer or {?}); the rules themselves are tried on messages made to break each one.
+
+    test_messages.py [BUILD_DIR]
 """
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from scalebook import ui
-from scalebook.course import all_chapters
+from scalebook.course import ADVICE, all_chapters
 from scalebook.loop import run_checks as checks, screen
 from tests.harness import ROOT, load
 
 lead = load(ROOT / "lib" / "tests" / "check_messages_lead.py")
 MESSAGE, arguments, code_only = lead.MESSAGE, lead.arguments, lead.code_only
+check_messages = load(ROOT / "lib" / "tests" / "check_messages.py")
 
 ERROR = "exercises/05-multi-head/ex4_head_attention.cpp:12:5: error: 'q' was not declared in this scope"
 
@@ -75,6 +86,94 @@ def generic_leads(chapters: Path) -> list[str]:
             why = generic_lead(lead, check) if lead is not None else None
             if why:
                 found.append(f"{path.relative_to(chapters.parent)}:{text.count(chr(10), 0, at) + 1}: {lead!r} ({why})")
+    return found
+
+
+def string_literals(text: str) -> list[tuple[int, str]]:
+    """(offset, text) of every string literal in C++ source whose comments are blanked."""
+    return [(m.start(), m.group(1)) for m in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', text)]
+
+
+def named_mistake_problems(chapters: Path) -> list[str]:
+    """Named mistakes: declared, unique, snake_case, with advice; no guess outside the helpers."""
+    found = []
+    for folder in sorted(p for p in chapters.iterdir() if (p / "checks.cpp").exists()):
+        source = folder / "checks.cpp"
+        text = code_only(source.read_text())
+        ids = check_messages.declared_ids(source)
+        for mistake in ids:
+            if not check_messages.ID.match(mistake):
+                found.append(f"{folder.name}: the mistake id {mistake!r} is not snake_case")
+        for mistake in sorted({m for m in ids if ids.count(m) > 1}):
+            found.append(f"{folder.name}: the mistake id [{mistake}] is declared twice")
+        advice = set()
+        hints = folder / "hints.md"
+        for line in hints.read_text().splitlines():
+            match = ADVICE.match(line.strip())
+            if match:
+                advice.add(match.group(1))
+            elif line.startswith("If the check says"):
+                found.append(f"{folder.name}/hints.md: advice keyed on the message's text: {line[:60]}... (use "
+                             f"'If the check names [ID]:')")
+        for mistake in ids:
+            if mistake not in advice:
+                found.append(f"{folder.name}: the mistake [{mistake}] has no advice in hints.md "
+                             f"('If the check names [{mistake}]: ...')")
+        for mistake in sorted(advice - set(ids)):
+            found.append(f"{folder.name}/hints.md: advice for [{mistake}], which the checks do not declare")
+        for mutant in sorted((folder / "bugzoo").glob("*.mutant")):
+            fields = check_messages.mutant_fields(mutant)
+            for mistake in [fields["id"], *fields["also"].split()]:
+                if mistake not in ids:
+                    found.append(f"{mutant.relative_to(chapters.parent)}: its id [{mistake}] is not declared in the checks")
+        for at, literal in string_literals(text):
+            line = text.count("\n", 0, at) + 1
+            if re.search(r"known mistake|looks like", literal):
+                found.append(f"{folder.name}/checks.cpp:{line}: a mistake named in a check's own text; name it with "
+                             f"suspect() on evidence: {literal[:60]!r}")
+            if "?" in literal:
+                found.append(f"{folder.name}/checks.cpp:{line}: a question in a message is a guess; state the rule or "
+                             f"name the mistake on evidence: {literal[:60]!r}")
+            if check_messages.HIDDEN.search(literal):
+                found.append(f"{folder.name}/checks.cpp:{line}: a message refers to a comment the student does not "
+                             f"see: {literal[:60]!r}")
+        if "name_mistakes" in text:
+            found.append(f"{folder.name}/checks.cpp: calls detail::name_mistakes, which names a mistake without evidence")
+    return found
+
+
+def stub_problems(build: Path) -> list[str]:
+    """Every chapter's checks on the untouched stubs: every message obeys the rules."""
+    found = []
+    for binary in sorted(build.glob("chapters/*/ch*_checks_on_stubs")):
+        with tempfile.TemporaryDirectory() as temp:
+            results = Path(temp) / "results.tsv"
+            subprocess.run([str(binary), f"--scalebook-results={results}", "--no-colors"], capture_output=True,
+                           timeout=600)
+            chapter = CHAPTERS / binary.parent.name
+            for problem in check_messages.check_results(results, chapter):
+                found.append(f"{binary.parent.name} (stubs): {problem}")
+    return found
+
+
+def detector_problems() -> list[str]:
+    """The rules themselves: each catches the message it exists for, and passes a good one."""
+    found = []
+    good = ("dot_scores(q, k) [input: q = (2, 3), all 1; k = (4, 2), all 1] threw nothing where "
+            "scalebook::ShapeError was expected: q and k must have the same d_k")
+    bad = {"a pointer": "extrapolate with the law 0x55c1fede77c0 threw | input: x",
+           "{?}": "the result {?} | input: x",
+           "differs but not where": "the layer's output differs from PyTorch's | input: q = (3, 12)",
+           "inputs": "fit_scaling of the 4 x 2 example worked in the comment gave the wrong means",
+           "a comment": "the example worked in the comment | input: x = 1",
+           "crash": "SIGFPE - Floating point error signal"}
+    if check_messages.message_problems(good):
+        found.append(f"the message rules flag a good message: {check_messages.message_problems(good)}")
+    for what, message in bad.items():
+        if not check_messages.message_problems(message):
+            found.append(f"the message rules miss {what}: {message!r}")
+    if check_messages.message_problems("near(...) is matrices differ: largest difference at (0, 1) | input: q = 1"):
+        found.append("the message rules flag a difference that says where")
     return found
 
 
@@ -168,6 +267,13 @@ def main() -> int:
                         "h * head_dim on", "5.3 heads are concatenated in head order") is None,
            "the generic-lead detector flags a specific lead")
     expect(literal('"a " "b" + x') == "a b" and literal("on << \"x\"") is None, "literal() misreads a message")
+
+    # Named mistakes and the rules of every failure message.
+    failures.extend(named_mistake_problems(CHAPTERS))
+    failures.extend(detector_problems())
+    build = Path(sys.argv[1]) if len(sys.argv) > 1 else None
+    if build is not None:
+        failures.extend(stub_problems(build))
 
     for failure in failures:
         print(f"FAIL: {failure}")
