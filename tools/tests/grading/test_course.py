@@ -327,7 +327,7 @@ def exports(folder: Path, reports: dict, maximum: int, who: str) -> None:
            f"{rows.get('ona@uni.example')}")
 
 
-def load() -> str:
+def load_average() -> str:
     """The machine's load averages over 1, 5 and 15 minutes, printed with each figure: the machine
     is shared, and a figure means little without them."""
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -358,7 +358,7 @@ def regrade_timing(base: Path, instructor: Instructor, count: int = 30) -> None:
     expect(done.returncode == 0 and len(records) == count and work["compiled"] == 3 * count and work["checks_run"] == count * checks,
            f"{count} submissions graded: every file compiled, every check run: {work}")
     print(f"figure: grading {count} submissions of chapter 4 ({checks} checks, {work['compiled']} files compiled, "
-          f"{work['checks_run']} checks run): {first:.1f} s (load average {load()})")
+          f"{work['checks_run']} checks run): {first:.1f} s (load average {load_average()})")
     for what, erratum in (("nothing changed", False), ("a one-check erratum", True)):
         if erratum:
             instructor.erratum(None, home)
@@ -378,7 +378,7 @@ def regrade_timing(base: Path, instructor: Instructor, count: int = 30) -> None:
                f"{'that one check run per submission' if erratum else 'no check run'}: {work}, rerun {sorted(rerun)}")
         print(f"figure: regrade preview of {count} submissions, {what}: {seconds:.1f} s; compiled {work.get('compiled')} "
               f"files, linked {work.get('linked')} workers, ran {work.get('checks_run')} checks "
-              f"({', '.join(sorted(rerun)) or 'none'}), reused {work.get('reused')} verdicts (load average {load()})")
+              f"({', '.join(sorted(rerun)) or 'none'}), reused {work.get('reused')} verdicts (load average {load_average()})")
     instructor.reset()
 
 
