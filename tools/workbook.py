@@ -53,7 +53,7 @@ COMMANDS = {
     "mutate": ("maintainer.mutate", MAINTAINERS,
                "maintainers: mutation testing of a chapter's checks (./workbook mutate --help)"),
     "time": ("maintainer.timing", MAINTAINERS,
-             "maintainers: time the edit loop, grading or the pages (./workbook time --help)"),
+             "maintainers: time the edit loop, grading, the pages or the class analysis (./workbook time --help)"),
 }
 START = "scalebook.commands.start"   # no command: set up, build, check everything, show progress
 

@@ -1,9 +1,9 @@
-"""./workbook time WHAT: the maintainers' timing scripts (edit-loop, grading, pages), one module each."""
+"""./workbook time WHAT: the maintainers' timing scripts (edit-loop, grading, pages, analysis), one module each."""
 from __future__ import annotations
 
 import importlib
 
-SCRIPTS = {"edit-loop": "edit_loop", "grading": "grading", "pages": "pages"}
+SCRIPTS = {"edit-loop": "edit_loop", "grading": "grading", "pages": "pages", "analysis": "analysis"}
 
 
 def main(argv: list[str]) -> int:

@@ -100,6 +100,10 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     exports.add_argument("--moodle-key", choices=("email", "idnumber"), default="email",
                          help="how Moodle finds each student: the roster's email (default) or its id as Moodle's "
                               "ID number")
+    parser.add_argument("--similar-to", action="append", type=Path, default=[], metavar="FOLDER",
+                        help="a reference folder (last year's class, public solutions: one submission or a folder "
+                             "of them) whose files the similarity page compares with the class's, not with each "
+                             "other (grading/similarity.py); may be given more than once")
     parser.add_argument("submissions", nargs="+", type=Path)
     args = parser.parse_args(argv)
     numbers = {field: getattr(args, field) for _, field, _ in LIMIT_OPTIONS}
@@ -112,6 +116,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     if args.jobs > cores:
         parser.error(f"--jobs {args.jobs} is more than the {cores} cores: each submission's box is given one "
                      "core, so that one submission cannot slow a classmate graded at the same time")
+    absent = [str(f) for f in args.similar_to if not f.is_dir()]
+    if absent:
+        parser.error(f"--similar-to: not a folder: {', '.join(absent)}")
     args.chapter_list = all_chapters()
     if args.chapters:
         try:
@@ -281,6 +288,7 @@ def grade_locked(args, out_dir: Path) -> int:
     plan.submissions, plan.refused = {}, []
     plan.hidden_policy = args.hidden_policy
     plan.compare = regrade.start(args.compare.resolve(), out_dir) if args.compare is not None else None
+    plan.references = [str(folder.resolve()) for folder in args.similar_to]
     reports, todo = take_in(args, out_dir, kit, plan)
     with_collection(args, plan, reports, out_dir)
     write_tree(out_dir, list(plan.submissions))

@@ -310,8 +310,10 @@ def write_feedback(report: dict, path: Path, context: dict) -> None:
     _write(path, render_feedback(report, context))
 
 
-def render_class_page(reports: list[dict], context: dict) -> str:
-    """index.html's text for a class (see write_class_page)."""
+def render_class_page(reports: list[dict], context: dict, analysis: dict | None = None) -> str:
+    """index.html's text for a class (see write_class_page); with ANALYSIS (grading/analysis.py's
+    dict), its section "What the class got wrong"."""
+    from .analysis_pages import class_section  # it renders with this module's environment
     function = "write_class_page"
     if not isinstance(reports, list):
         raise PagesError(f"{function}: reports must be a list of report dicts, not {type(reports).__name__}")
@@ -360,15 +362,15 @@ def render_class_page(reports: list[dict], context: dict) -> str:
     page = dict(_page_basics({}, context), script=script, script_hash=script_hash,
                 columns=list(columns.values()),
                 rows=rows, exercises=exercise_rows, class_size=class_size,
-                graded=sum(1 for r in reports if not r.get("refused")))
+                graded=sum(1 for r in reports if not r.get("refused")), analysis=class_section(analysis))
     return environment.get_template("class.html.j2").render(page)
 
 
-def write_class_page(reports: list[dict], path: Path, context: dict) -> None:
+def write_class_page(reports: list[dict], path: Path, context: dict, analysis: dict | None = None) -> None:
     """Writes the class page to `path` (grading uses DIR/index.html): students x chapters, sortable,
     each name linking to students/<name>/feedback.html below it, and per exercise how many of the class
-    passed all of its checks."""
-    _write(path, render_class_page(reports, context))
+    passed all of its checks (and, with ANALYSIS, what the class got wrong)."""
+    _write(path, render_class_page(reports, context, analysis))
 
 
 def render_compare_page(preview: dict, context: dict) -> str:

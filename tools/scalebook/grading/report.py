@@ -19,6 +19,7 @@ from pathlib import Path
 from ..course import Chapter, hints_of
 from ..errors import GradingError
 from ..files import read_json, write_json
+from ..loop.run_checks import mistake_ids
 from ..verdicts import STATUSES, is_error_path, safe_text
 from . import sandbox
 from .export.junit import write_junit
@@ -88,6 +89,8 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
             read_json(folder / "build" / chapter.folder / f"{check['exercise']}.json")
         if compiled and compiled.get("line"):
             entry.update(line=compiled["line"], source_line=compiled.get("source_line", ""))
+        if status == "failed":  # the known mistakes its message names, on evidence (grading/analysis.py)
+            entry["mistakes"] = mistake_ids(entry["message"])
         hint = hint_of(chapter, check["exercise"], hints)
         if hint and status != "passed":
             entry["hint"] = hint

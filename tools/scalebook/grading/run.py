@@ -36,10 +36,10 @@ def pages_module():
 
 
 def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
-                feedback_for: list[dict], policy: str = DEFAULT_POLICY) -> None:
+                feedback_for: list[dict], policy: str = DEFAULT_POLICY, analysis: dict | None = None) -> None:
     """For each record of FEEDBACK_FOR, DIR/students/NAME/feedback.html (the student's: the hidden
     checks by POLICY) and DIR/ctest/students/NAME/feedback.html (the instructor's: every check);
-    DIR/index.html for the class."""
+    DIR/index.html for the class (with ANALYSIS, its section on what the class got wrong)."""
     pages = pages_module()
     if pages is None:
         return
@@ -51,9 +51,28 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
                                      reports_folder(out_dir, report["submission"]) / "feedback.html", context)
                 pages.write_feedback(report, record_path(out_dir, report["submission"]).parent / "feedback.html",
                                      context)
-        pages.write_class_page(reports, out_dir / "index.html", context)
+        pages.write_class_page(reports, out_dir / "index.html", context, analysis)
     except Exception as error:
         log(f"grade: the pages were not written: {safe_text(str(error))}")
+
+
+def write_analysis(plan: "Run", reports: list[dict]) -> dict | None:
+    """DIR/analysis.json and DIR/similarity.html (grading/analysis.py), once the class is graded:
+    what the class got wrong, for the instructor. A failure is said, never the run's end."""
+    if pages_module() is None:
+        return None
+    try:
+        from .analysis import analyse
+        result = analyse(plan.out_dir, reports, plan.submissions, plan.chapters, plan.references, plan.commit)
+    except Exception as error:
+        log(f"grade: the class analysis was not written: {safe_text(str(error))}")
+        return None
+    similar = result["similarity"]
+    log(f"analysed the class in {result['seconds']:.1f} s: {len(result['named_mistakes']['teach_again'])} mistake(s) "
+        f"to teach again, {len(result['shared_wrong_answers'])} shared wrong answer(s), " +
+        (f"{sum(e['pairs_above'] for e in similar['exercises'])} similar pair(s)" if not similar.get("skipped")
+         else similar["skipped"]) + f"; {plan.out_dir / 'similarity.html'}")
+    return result
 
 
 class Run:
@@ -71,11 +90,13 @@ class Run:
         self.refused: list[str] = data.get("refused", [])
         self.hidden_policy: str = data.get("hidden_policy", DEFAULT_POLICY)
         self.compare: dict | None = data.get("compare")     # a regrade: the grading it is compared with
+        self.references: list[str] = data.get("references", [])  # --similar-to: compared with the class
 
     def save(self) -> None:
         write_json(self.tree / "run.json", {"chapters": [c.folder for c in self.chapters], "commit": self.commit,
                                             "submissions": self.submissions, "refused": self.refused,
-                                            "hidden_policy": self.hidden_policy, "compare": self.compare})
+                                            "hidden_policy": self.hidden_policy, "compare": self.compare,
+                                            "references": self.references})
 
     def earlier(self, name: str) -> dict | None:
         """In a regrade, NAME's record in the grading compared with (its verdicts may be reused)."""
@@ -121,7 +142,7 @@ def run_merge(out_dir: Path) -> int:
     plan = Run(out_dir)
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
-    write_pages(reports, out_dir, plan.chapters, plan.commit, [], plan.hidden_policy)
+    write_pages(reports, out_dir, plan.chapters, plan.commit, [], plan.hidden_policy, write_analysis(plan, reports))
     for line in write_requested(out_dir, reports, plan.chapters):
         log(line)
     missing = [n for n in plan.submissions if read_record(out_dir, n) is None]
@@ -192,7 +213,8 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
             write_pages(reports, out_dir, chapters, commit, [report], plan.hidden_policy)
             log(summary_line(report, done, len(todo)))
     write_csv(reports, out_dir / "grades.csv", chapters)
-    write_pages(reports, out_dir, chapters, commit, [] if todo else reports, plan.hidden_policy)
+    write_pages(reports, out_dir, chapters, commit, [] if todo else reports, plan.hidden_policy,
+                write_analysis(plan, reports))
     log(f"graded {len(todo)} submissions in {time.monotonic() - started:.1f} s; {out_dir / 'grades.csv'}")
     log(f"re-run one check with: ctest --test-dir {out_dir} -R 'NAME/.*3\\.1' --output-on-failure")
     return 1 if failures else 0

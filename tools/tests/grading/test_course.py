@@ -226,8 +226,8 @@ def course(base: Path, user: int | None, instructor: Instructor) -> None:
     expect(reports.get("ontime", {}).get("collected", {}).get("later_count") == 1,
            f"{who}: the report counts the later commit")
     secrets = check_names(instructor.root / HIDDEN)
-    given = [p for p in grades.rglob("*") if p.is_file() and "ctest" not in p.relative_to(grades).parts
-             and p.suffix in (".json", ".xml", ".html", ".csv")]
+    given = [p for p in grades.rglob("*") if p.is_file() and p.relative_to(grades).parts[0] in ("students", "exports")
+             and p.suffix in (".json", ".xml", ".html", ".csv")]  # what a student may be given
     leaked = [f"{p.relative_to(grades)}: {s}" for p in given for s in secrets if s in p.read_text(errors="replace")
               and not (p.parent.parent.name == "gradescope" and hidden_only_for_instructors(p, s))]
     expect(given and not leaked, f"{who}: nothing a student is given names a hidden check (--show-hidden count): {leaked[:3]}")

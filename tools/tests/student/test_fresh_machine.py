@@ -42,8 +42,8 @@ def check_command(words: list[str], purpose: str, what: str) -> None:
         wanted = [p for p in packages_for(purpose) if p not in PRESENT]
         if purpose == "test":
             wanted.insert(wanted.index("munge") + 1, MARKER)
-        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2"],
-                       "grade": ["python3-jinja2"]}[purpose]:
+        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2", "similarity-tester"],
+                       "grade": ["python3-jinja2", "similarity-tester"]}[purpose]:
             expect(needed in wanted, f"{what}: {needed} is among what it needs")
         user = as_user_command()
         if user is not None:
