@@ -51,7 +51,18 @@ def report_chapter(chapter: Chapter, record: dict, detail_lines: int) -> list[st
         if not shown_detail:
             shown_detail = True
             out += failure_lines(exercise, verdict, detail_lines)
+    out += hidden_lines(chapter)
     return out
+
+
+def hidden_lines(chapter: Chapter) -> list[str]:
+    """How many further checks of CHAPTER run only at grading (its hidden checks), if any."""
+    count = chapter.hidden_count
+    if not count:
+        return []
+    where = "the student edition does not hold them" if chapter.hidden_checks else "your copy does not hold them"
+    return [ui.dim(f"  + {count} further check{'s' if count != 1 else ''} of chapter {chapter.number} "
+                   f"run{'' if count != 1 else 's'} only when your work is graded ({where})")]
 
 
 def bar(done: int, total: int) -> str:

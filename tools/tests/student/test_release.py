@@ -4,7 +4,10 @@
 From a scratch copy of this tree (the instructor's), `./workbook release` refuses a folder that is
 neither empty nor an edition, then writes the edition: stages shown, its path, commit and how to
 publish it at the end. The edition has no solutions, bug zoo, instructor sections, maintainers'
-tests or timing scripts, and no file of it outside tools/ names solutions/, the reference's build
+tests or timing scripts, and no hidden check: grep finds none of their names or lines of their
+code in the edition, its prebuilt docs or anything the student's build makes of it (objects, the
+check binaries, the book), while the edition's manifests count them and `./workbook check 4` says
+how many further checks run at grading. No file of it outside tools/ names solutions/, the reference's build
 or presets, or a command it refuses; its CMakePresets.json configures the student track only. Its
 README is written for students (the set-up, the loop with a real failing check, fixes by
 ./workbook update, the layout) and shows the benchmarks' figures measured at release. As root,
@@ -39,6 +42,7 @@ import time
 from pathlib import Path
 
 from scalebook.loop.errata import FENCE, INSTRUCTIONS, PATCH_SUFFIX
+from scalebook.course import all_chapters, check_names
 from tests.harness import ROOT, expect, failures, finish
 from tests.student.edition import (CHAPTER, CHECK_MARK, RENAMED, SENTENCE_MARK, STUDENT, Student, above_fence,
                                    below_fence, commit, differing, first_erratum, missing_named, solved)
@@ -331,6 +335,44 @@ def errata_by_update(student: Student, clone: Path, instructor: Path, edition: P
     expect("✓ 1.1" in check.stdout, f"1.1 passes again: {check.stdout[-400:]}")
 
 
+def no_hidden_check(instructor: Path, edition: Path, clone: Path, student: Student) -> None:
+    """The edition holds no hidden check, by name or by code: not its tree, not the prebuilt docs, not
+    what a student's build makes of it (objects, check binaries, the book); its manifests count them
+    and ./workbook check says how many run at grading."""
+    chapters = [c for c in all_chapters(instructor) if c.hidden_checks]
+    names = [n for c in chapters for n in check_names(instructor / "chapters" / c.folder / c.hidden_checks)]
+    shipped = "\n".join(p.read_text(errors="replace") for p in instructor.rglob("*")
+                        if p.is_file() and p.suffix in (".cpp", ".hpp", ".md", ".json", ".py", ".txt")
+                        and not any(part in ("bugzoo", "build", ".git", "tests") for part in p.relative_to(instructor).parts)
+                        and not p.name.startswith("hidden_checks"))
+    code = sorted({line.strip() for c in chapters
+                   for line in (instructor / "chapters" / c.folder / c.hidden_checks).read_text().splitlines()
+                   if len(line.strip()) >= 30 and line.strip() not in shipped})
+    expect(chapters and names and len(code) >= 10,
+           f"the instructor's tree has hidden checks to look for: {len(names)} names, {len(code)} lines of their own code")
+    patterns = clone.parent / "hidden-patterns.txt"
+    patterns.write_text("\n".join([*names, *code]) + "\n")
+    found_in_instructor = subprocess.run(["grep", "-rlaF", "-f", str(patterns), str(instructor / "chapters")],
+                                         capture_output=True, text=True).stdout.split()
+    expect(any(Path(f).name.startswith("hidden_checks") for f in found_in_instructor),
+           "the search finds the hidden checks where they are (the instructor's tree)")
+    leaked = subprocess.run(["grep", "-rlaF", "-f", str(patterns), str(edition), str(clone)],
+                            capture_output=True, text=True).stdout.split()
+    built = sum(1 for p in (clone / "build").rglob("*") if p.is_file())
+    expect(not leaked and built > 100,
+           f"the edition, its prebuilt docs and the student's build ({built} files: objects, binaries, the book) "
+           f"hold no hidden check's name or code: {leaked[:5]}")
+    for chapter in chapters:
+        manifest = json.loads((edition / "chapters" / chapter.folder / "chapter.json").read_text())
+        expect("hidden_checks" not in manifest and manifest.get("hidden_count") == chapter.hidden_count,
+               f"{chapter.folder}'s manifest in the edition counts its hidden checks ({manifest.get('hidden_count')}) "
+               "and names no file")
+        check = student.run([str(clone / "workbook"), "check", str(chapter.number)], clone)
+        expect(f"{chapter.hidden_count} further check" in check.stdout and "run only when your work is graded" in check.stdout,
+               f"./workbook check {chapter.number} in the edition says how many further checks run at grading: "
+               f"{check.stdout[-400:]}")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="scalebook-release-") as temp:
         base = Path(temp)
@@ -442,6 +484,7 @@ def main() -> int:
                and FENCE in stub and "population" in stub,
                f"the edition's book shows 1.1's stub as shipped, its instructions and the fence, not the student's "
                f"code {rebuilt.stderr[-300:]}")
+        no_hidden_check(instructor, edition, clone, student)
         # The edition's book in a browser, as its readers get it (every book page at a phone's
         # width: it says nothing of solutions and shows none), when this machine has the browser.
         browser_check = ROOT / "docs" / "tests" / "check_docs_in_browser.py"
