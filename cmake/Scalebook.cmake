@@ -9,14 +9,21 @@
 #   figures     figures/NAME.gp -> NAME.svg, drawn by draw_figure.cmake (its `set title` names the
 #               SVG; the page's caption is its title)
 #   bench       whether the chapter has a benchmark (./workbook bench N)
-#   exercises   in order: {id "3.1", source "ex1_dot_scores.cpp" (in exercises/, solutions/ or a
+#   exercises   in order: {id "3.1", source "ex1_dot_scores.cpp" (in exercises/, the reference's or a
 #               submission; one file per exercise recompiles only that one), functions (the contract
 #               functions it defines, as in remote.def), points (what each of its checks is worth)}
+#   hidden_checks  (optional, the instructor's tree only) a second checks file, in checks.cpp's
+#               style, whose checks grading runs and scores with the others but the student edition
+#               never holds (tools/scalebook/release.py leaves the file out and writes
+#               hidden_count, their number, into the edition's manifest instead). They are built
+#               into the grading kit and, on the reference track, proved like the others: the
+#               reference passes them, the stubs fail them, and each bugzoo/hidden/NAME.mutant (a
+#               mistake that passes every visible check) fails one of them.
 # The chapter's CMakeLists.txt calls scalebook_add_chapter() and may add targets of its own; the
 # manifest's sources are SCALEBOOK_CHAPTER_SOURCES there.
 #
 # Targets (chNN = "ch" + two-digit number):
-#   chNN_reference   the reference solution (solutions/NAME/SOURCES)
+#   chNN_reference   the reference solution (SCALEBOOK_REFERENCE_DIR/NAME/SOURCES)
 #   chNN_track       the track being checked (SCALEBOOK_TRACK_DIR/NAME/SOURCES)
 #   chNN_checks      the checks against the track; each doctest case is a CTest test labelled chNN
 #   chNN_lesson      the lesson program on the reference; its output and figures feed the docs
@@ -24,16 +31,24 @@
 #   chNN_checks_on_stubs  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against the untouched stubs
 #   chNN_zoo_MUTANT  (SCALEBOOK_PROVE_STUBS_FAIL) the checks against each bugzoo/MUTANT.mutant, a
 #                    small change to one reference file (cmake/apply_mutant.py)
+#   chNN_hidden_checks  (reference track, a manifest with hidden_checks) the hidden checks against
+#                    the reference, each a CTest test labelled chNN and hidden
+#   chNN_hidden_zoo_MUTANT  (SCALEBOOK_PROVE_STUBS_FAIL) every check, visible and hidden, against
+#                    each bugzoo/hidden/MUTANT.mutant
 #
 # The checks are registered from the TEST_CASE names in the checks file, read at configure time, not
 # by running a binary: the list a submission is graded against is always the instructor's own.
-# build/<preset>/checks.tsv lists them: chapter, exercise id, points, key, name.
+# build/<preset>/checks.tsv lists them: chapter, exercise id, points, key, name; hidden_checks.tsv
+# lists the hidden checks the same way (keys chNN_hK), where this build has them (the reference
+# track and the grading kit of the instructor's tree).
 set(SCALEBOOK_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 set(SCALEBOOK_DOCS_GENERATED_DIR "${PROJECT_BINARY_DIR}/docs/generated")
 # One look for every figure: SVG, sized for a book page.
 set(SCALEBOOK_GNUPLOT_TERMINAL "set terminal svg size 720,420 dynamic enhanced font 'Helvetica,13' background rgb 'white'")
 set(SCALEBOOK_CHECKS_MANIFEST "${PROJECT_BINARY_DIR}/checks.tsv")
 file(WRITE "${SCALEBOOK_CHECKS_MANIFEST}" "")
+set(SCALEBOOK_HIDDEN_MANIFEST "${PROJECT_BINARY_DIR}/hidden_checks.tsv")
+file(WRITE "${SCALEBOOK_HIDDEN_MANIFEST}" "")
 # What the grader needs to build a worker in the sandbox (tools/scalebook/grading/): written at configure
 # time with generator expressions, turned into grading-kit.tsv at generate time.
 set(SCALEBOOK_GRADING_KIT "${PROJECT_BINARY_DIR}/grading-kit.tsv.in")
@@ -74,9 +89,11 @@ function(_scalebook_contract_library prefix sources chapter_dir number)
   set_target_properties(${prefix} PROPERTIES LINKER_LANGUAGE CXX)
 endfunction()
 
-# The checks compiled once (OBJECTS) linked against one implementation.
+# The checks compiled once (OBJECTS: one object library, or a list of them) linked against one
+# implementation.
 function(_scalebook_checks_executable target objects implementation)
-  add_executable(${target} $<TARGET_OBJECTS:${objects}>)
+  list(TRANSFORM objects REPLACE "^(.+)$" "$<TARGET_OBJECTS:\\1>" OUTPUT_VARIABLE object_files)
+  add_executable(${target} ${object_files})
   target_link_libraries(${target} PRIVATE ${implementation} scalebook::testing scalebook::doctest_main)
   # Exported symbols let an Eigen assertion name the function that misused Eigen (lib/src/core.cpp).
   set_target_properties(${target} PROPERTIES ENABLE_EXPORTS ON)
@@ -117,6 +134,11 @@ function(_scalebook_read_manifest chapter_dir)
     string(TOUPPER "${key}" upper)
     set(CHAPTER_${upper} "${value}" PARENT_SCOPE)
   endforeach()
+  string(JSON hidden ERROR_VARIABLE no_hidden GET "${json}" hidden_checks)
+  if(no_hidden)
+    set(hidden "")
+  endif()
+  set(CHAPTER_HIDDEN_CHECKS "${hidden}" PARENT_SCOPE)
   string(JSON number GET "${json}" number)
   set(figures)
   string(JSON count LENGTH "${json}" figures)
@@ -158,7 +180,7 @@ endfunction()
 function(_scalebook_chapter_track)
   # --- the implementation being checked ---------------------------------------------------------
   if(SCALEBOOK_STUDENT_EDITION AND track_is_reference)
-    message(FATAL_ERROR "this is the student edition of scalebook: it has no solutions/ to build")
+    message(FATAL_ERROR "this is the student edition of scalebook: it has no reference solution to build")
   endif()
   if(NOT SCALEBOOK_STUDENT_EDITION AND (NOT SCALEBOOK_GRADING OR track_is_reference))
     _scalebook_contract_library(${ch}_reference "${reference_sources}" "${chapter_dir}" ${ARG_NUMBER})
@@ -261,6 +283,58 @@ function(_scalebook_chapter_checks)
     endif()
   endforeach()
   set(names "${names}" PARENT_SCOPE)
+  _scalebook_chapter_hidden_checks()
+  set(hidden_names "${hidden_names}" PARENT_SCOPE)
+  set(has_hidden "${has_hidden}" PARENT_SCOPE)
+endfunction()
+
+# The hidden checks (the manifest's hidden_checks): compiled where this build has them, the
+# instructor's tree's grading kit and reference track, never the student's loop or edition.
+# chNN_hidden_objects, hidden_checks.tsv, and on the reference track chNN_hidden_checks with a
+# CTest test per hidden check (labels chNN and hidden).
+function(_scalebook_chapter_hidden_checks)
+  set(has_hidden OFF)
+  set(hidden_names)
+  if(CHAPTER_HIDDEN_CHECKS AND NOT SCALEBOOK_STUDENT_EDITION AND (SCALEBOOK_GRADING OR track_is_reference))
+    set(has_hidden ON)
+    set(hidden_file "${chapter_dir}/${CHAPTER_HIDDEN_CHECKS}")
+    if(NOT EXISTS "${hidden_file}")
+      message(FATAL_ERROR "${chapter_dir}/chapter.json: hidden_checks names ${CHAPTER_HIDDEN_CHECKS}, which is missing")
+    endif()
+    add_library(${ch}_hidden_objects OBJECT "${hidden_file}")
+    target_include_directories(${ch}_hidden_objects PRIVATE "${chapter_dir}")
+    target_link_libraries(${ch}_hidden_objects PRIVATE scalebook::testing)
+    _scalebook_check_names("${hidden_file}" hidden_names)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${hidden_file}")
+    set(index 0)
+    foreach(name IN LISTS hidden_names)
+      math(EXPR index "${index} + 1")
+      if(name IN_LIST names)
+        message(FATAL_ERROR "${hidden_file}: the hidden check '${name}' has the name of a visible one")
+      endif()
+      string(REGEX MATCH "^[0-9]+\\.[0-9]+" exercise "${name}")
+      set(points 1)
+      foreach(entry IN LISTS CHAPTER_POINTS)
+        if(entry MATCHES "^${exercise}=([0-9]+)$")
+          set(points "${CMAKE_MATCH_1}")
+        endif()
+      endforeach()
+      file(APPEND "${SCALEBOOK_HIDDEN_MANIFEST}" "${ARG_NAME}\t${exercise}\t${points}\t${ch}_h${index}\t${name}\n")
+    endforeach()
+    if(NOT SCALEBOOK_GRADING)
+      add_executable(${ch}_hidden_checks $<TARGET_OBJECTS:${ch}_hidden_objects> ${track_objects})
+      target_link_libraries(${ch}_hidden_checks PRIVATE scalebook_lib_for_${chapter_number} scalebook::testing
+                                                        scalebook::doctest_main)
+      set_target_properties(${ch}_hidden_checks PROPERTIES ENABLE_EXPORTS ON)
+      foreach(name IN LISTS hidden_names)
+        string(REPLACE "," "\\," filter "${name}")
+        add_test(NAME "${ARG_NAME}/${name}" COMMAND ${ch}_hidden_checks "--test-case=${filter}" --no-version)
+        set_tests_properties("${ARG_NAME}/${name}" PROPERTIES LABELS "${ch};hidden" TIMEOUT "${SCALEBOOK_CHECK_TIMEOUT}")
+      endforeach()
+    endif()
+  endif()
+  set(hidden_names "${hidden_names}" PARENT_SCOPE)
+  set(has_hidden "${has_hidden}" PARENT_SCOPE)
 endfunction()
 
 # Grading's split: the trusted checks with proxies, the worker's table, the kit's lines.
@@ -288,7 +362,13 @@ function(_scalebook_chapter_grading)
     target_link_libraries(${ch}_${role} PRIVATE scalebook::lib scalebook_remote_client)
   endforeach()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${remote_def}")
-  add_executable(${ch}_checks_remote $<TARGET_OBJECTS:${ch}_checks_objects> $<TARGET_OBJECTS:${ch}_proxies>)
+  # The hidden checks, where this build has them, are graded with the others: the same binary.
+  set(hidden_objects)
+  if(has_hidden)
+    set(hidden_objects $<TARGET_OBJECTS:${ch}_hidden_objects>)
+  endif()
+  add_executable(${ch}_checks_remote $<TARGET_OBJECTS:${ch}_checks_objects> ${hidden_objects}
+                                     $<TARGET_OBJECTS:${ch}_proxies>)
   target_link_libraries(${ch}_checks_remote PRIVATE scalebook_remote_client scalebook::testing
                                                    scalebook::doctest_main)
   file(APPEND "${SCALEBOOK_GRADING_KIT}" "chapter\t${ARG_NAME}\t${ARG_NUMBER}\t$<TARGET_FILE:${ch}_checks_remote>\t$<TARGET_OBJECTS:${ch}_serve>\t${chapter_dir}\n")
@@ -321,13 +401,28 @@ function(_scalebook_chapter_meta)
                    -P "${SCALEBOOK_CMAKE_DIR}/check_names_match.cmake")
   set_tests_properties("${ARG_NAME} the registered checks are exactly the binary's test cases"
                        PROPERTIES LABELS meta)
+  if(has_hidden)
+    set(hidden_names_file "${CMAKE_CURRENT_BINARY_DIR}/hidden_check_names.txt")
+    list(JOIN hidden_names "\n" hidden_text)
+    file(WRITE "${hidden_names_file}" "${hidden_text}\n")
+    add_test(NAME "${ARG_NAME} the registered hidden checks are exactly the hidden binary's test cases"
+             COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_hidden_checks>" -D "NAMES=${hidden_names_file}"
+                     -P "${SCALEBOOK_CMAKE_DIR}/check_names_match.cmake")
+    set_tests_properties("${ARG_NAME} the registered hidden checks are exactly the hidden binary's test cases"
+                         PROPERTIES LABELS "meta;hidden")
+  endif()
 endfunction()
 
 # Proofs that the checks can fail: on the untouched stubs, and on every mutant of the bug zoo.
 function(_scalebook_chapter_proofs)
   if(SCALEBOOK_PROVE_STUBS_FAIL)
     _scalebook_contract_library(${ch}_stubs "${stub_sources}" "${chapter_dir}" ${ARG_NUMBER})
-    _scalebook_checks_executable(${ch}_checks_on_stubs ${ch}_checks_objects ${ch}_stubs)
+    # The hidden checks too: each must fail on the stubs, as every visible one does.
+    set(all_check_objects ${ch}_checks_objects)
+    if(has_hidden)
+      list(APPEND all_check_objects ${ch}_hidden_objects)
+    endif()
+    _scalebook_checks_executable(${ch}_checks_on_stubs "${all_check_objects}" ${ch}_stubs)
     add_test(NAME "${ARG_NAME} every check fails on the untouched stubs"
              COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
     set_tests_properties("${ARG_NAME} every check fails on the untouched stubs" PROPERTIES LABELS proof)
@@ -347,8 +442,8 @@ function(_scalebook_chapter_proofs)
       set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}/${mutated_file}")
       add_custom_command(OUTPUT "${mutated_source}"
                          COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
-                                 "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" "${mutated_source}"
-                         DEPENDS "${mutant}" "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${mutated_file}"
+                                 "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" "${mutated_source}"
+                         DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
                                  "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
                          COMMENT "Bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
       set(kept_objects)
@@ -369,7 +464,54 @@ function(_scalebook_chapter_proofs)
                        -P "${SCALEBOOK_CMAKE_DIR}/check_mutant_caught.cmake")
       set_tests_properties("${ARG_NAME} bug zoo: ${mutant_name} is caught" PROPERTIES LABELS proof)
     endforeach()
+    _scalebook_chapter_hidden_zoo()
   endif()
+endfunction()
+
+# Each bugzoo/hidden/NAME.mutant: a mistake a submission tuned to the visible checks makes. It must
+# pass every visible check and fail a hidden one that names it (cmake/check_hidden_mutant.cmake): the
+# proof that the hidden checks take points the visible ones leave. The zoo is never released.
+function(_scalebook_chapter_hidden_zoo)
+  file(GLOB hidden_mutants CONFIGURE_DEPENDS "${chapter_dir}/bugzoo/hidden/*.mutant")
+  if(hidden_mutants AND NOT has_hidden)
+    message(FATAL_ERROR "${chapter_dir}/bugzoo/hidden holds mutants but the chapter's manifest names no hidden_checks")
+  endif()
+  foreach(mutant IN LISTS hidden_mutants)
+    cmake_path(GET mutant STEM mutant_name)
+    file(STRINGS "${mutant}" file_line REGEX "^file:")
+    string(REGEX REPLACE "^file:[ \t]*" "" mutated_file "${file_line}")
+    string(STRIP "${mutated_file}" mutated_file)
+    list(FIND ARG_SOURCES "${mutated_file}" mutated_index)
+    if(mutated_index EQUAL -1)
+      message(FATAL_ERROR "${mutant}: 'file: ${mutated_file}' is not one of the chapter's sources: ${ARG_SOURCES}")
+    endif()
+    set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/hidden_zoo/${mutant_name}/${mutated_file}")
+    add_custom_command(OUTPUT "${mutated_source}"
+                       COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
+                               "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" "${mutated_source}"
+                       DEPENDS "${mutant}" "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${mutated_file}"
+                               "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
+                       COMMENT "Hidden bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
+    set(kept_objects)
+    set(index 0)
+    foreach(source IN LISTS ARG_SOURCES)
+      math(EXPR index "${index} + 1")
+      if(NOT source STREQUAL mutated_file)
+        list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
+      endif()
+    endforeach()
+    _scalebook_contract_library(${ch}_hidden_mutant_${mutant_name} "${mutated_source}" "${chapter_dir}" ${ARG_NUMBER}
+                                OBJECTS ${kept_objects})
+    _scalebook_checks_executable(${ch}_hidden_zoo_${mutant_name} "${ch}_checks_objects;${ch}_hidden_objects"
+                                 ${ch}_hidden_mutant_${mutant_name})
+    set(test "${ARG_NAME} hidden bug zoo: ${mutant_name} passes every visible check and fails a hidden one")
+    add_test(NAME "${test}"
+             COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_hidden_zoo_${mutant_name}>"
+                     -D "MUTANT=${mutant}" -D "HIDDEN=${CMAKE_CURRENT_BINARY_DIR}/hidden_check_names.txt"
+                     -D "RESULTS=${CMAKE_CURRENT_BINARY_DIR}/hidden_zoo/${mutant_name}.tsv"
+                     -P "${SCALEBOOK_CMAKE_DIR}/check_hidden_mutant.cmake")
+    set_tests_properties("${test}" PROPERTIES LABELS "proof;hidden")
+  endforeach()
 endfunction()
 
 # The lesson program on the reference and on the track; its determinism.
@@ -487,10 +629,10 @@ function(scalebook_add_chapter)
   set(SCALEBOOK_CHAPTER_SOURCES ${CHAPTER_SOURCES} PARENT_SCOPE)
   set(ch "ch${ARG_NUMBER}")
   math(EXPR chapter_number "${ARG_NUMBER}")  # 03 -> 3: a decimal, never an octal literal
-  list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
+  list(TRANSFORM ARG_SOURCES PREPEND "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/" OUTPUT_VARIABLE reference_sources)
   list(TRANSFORM ARG_SOURCES PREPEND "${PROJECT_SOURCE_DIR}/exercises/${ARG_NAME}/" OUTPUT_VARIABLE stub_sources)
   set(track_dir "${SCALEBOOK_TRACK_DIR}/${ARG_NAME}")
-  cmake_path(COMPARE "${track_dir}" EQUAL "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" track_is_reference)
+  cmake_path(COMPARE "${track_dir}" EQUAL "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" track_is_reference)
   _scalebook_chapter_track()
   _scalebook_chapter_checks()
   _scalebook_chapter_grading()

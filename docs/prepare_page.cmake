@@ -5,13 +5,15 @@
 # reads a prepared copy:
 #   lesson  every `\snippet FOLDER/lesson.out LABEL` line is wrapped in <div class="scalebook-output">,
 #           so the lesson's output looks unlike code and is labelled "Output" (docs/scalebook.css).
-#           Every `\include exercises|solutions/CHAPTER/FILE.cpp` line becomes a block captioned
-#           with that path, showing the file from its `namespace scalebook` line to the end (the
-#           function's comment, signature and body), not the file's header comment: each exercise
-#           file is named once and its header is not repeated five times. The stubs are read from
-#           CHAPTER/stubs/FILE.cpp of the generated docs dir (the chapter's docs assets: the stubs
-#           as shipped, cmake/Scalebook.cmake), never from exercises/, which is the reader's own
-#           work in progress; solutions/ are read where they are.
+#           Every `\include` line of an exercise file (exercises/CHAPTER/FILE.cpp) or of the
+#           reference's copy of it becomes a block captioned with that path, without the file's
+#           header comment (each file is named once and the chapter's guidance is not repeated five
+#           times): a stub from its "What to write:" line to the end (the exercise's instructions,
+#           the line below which the student's code goes, the includes, the signature and the
+#           not_implemented call), a reference file from its `namespace scalebook` line. The stubs are read from CHAPTER/stubs/FILE.cpp of the
+#           generated docs dir (the chapter's docs assets: the stubs as shipped,
+#           cmake/Scalebook.cmake), never from exercises/, which is the reader's own work in
+#           progress; the reference files are read where they are.
 #   hints   every numbered item of a `## N.K name` section (the tiers ./workbook hint shows one at a
 #           time) becomes a collapsed <details> "Hint k of n"; docs/scalebook.css shows tier k+1's
 #           only once tier k is open. Other lines ("If the check says ...") stay as they are.
@@ -38,17 +40,20 @@ if(KIND STREQUAL "lesson")
     elseif(line MATCHES "^[ \t]*[\\\\@]include[ \t]+((exercises|solutions)/([^/ \t]+)/([^/ \t]+\\.cpp))[ \t]*$")
       set(shown "${CMAKE_MATCH_1}")
       set(read "${CMAKE_MATCH_1}")
+      set(first "namespace scalebook")
       if(CMAKE_MATCH_2 STREQUAL "exercises")
         set(read "${CMAKE_MATCH_3}/stubs/${CMAKE_MATCH_4}")
+        set(first "What to write:")
       endif()
       # The caption may wrap after a slash, never inside a folder's or file's name.
       string(REPLACE "/" "/</span><wbr><span>" caption "${shown}")
       set(caption "<span>${caption}</span>")
-      # \skip leaves the file at the `namespace scalebook::chNN {` line (the first line naming the
-      # namespace in every stub and solution); \until shows it through the closing
+      # \skip leaves the file at the stub's "// What to write:" line (the instructions, which end
+      # the header comment of every stub: tools/tests/unit/test_stub_layout.py) or the reference's
+      # `namespace scalebook::chNN {` line; \until shows it through the closing
       # `}  // namespace scalebook::chNN` (an anonymous namespace closes with `// namespace` alone).
       string(APPEND out "${open_tag}<div class=\"scalebook-file\"><div class=\"scalebook-file-name\">${caption}</div>${close_tag}\n"
-                        "\\dontinclude ${read}\n\\skip namespace scalebook\n\\until // namespace scalebook\n"
+                        "\\dontinclude ${read}\n\\skip ${first}\n\\until // namespace scalebook\n"
                         "${open_tag}</div>${close_tag}\n")
     else()
       string(APPEND out "${line}\n")

@@ -35,6 +35,8 @@ COMMANDS = {
             "run a chapter's lesson program on your code (or the reference)",
             "run a chapter's lesson program on your code"),
     "progress": ("scalebook.commands.progress", STUDENT, "per-chapter progress and the next step"),
+    "update": ("scalebook.commands.update", STUDENT,
+               "take your instructor's fixes, keeping your work (committed or not) byte for byte"),
     "collect": ("scalebook.commands.collect", INSTRUCTOR,
                 "instructors: collect the class's repositories at the deadline into submission folders"),
     "grade": ("scalebook.commands.grade", INSTRUCTOR, "instructors: grade submissions (./workbook grade --help)"),
@@ -106,6 +108,11 @@ def main(argv: list[str]) -> int:
     chosen = argv[at] if at < len(argv) and argv[at] in available() else None
     top = parser(chosen)
     try:
+        if chosen is not None and available()[chosen][1] != STUDENT and is_edition():
+            # Refused before its own options are read: `./workbook collect` alone says that it is
+            # not part of the edition, not that a ROSTER is missing.
+            from scalebook.loop.setup import instructors_only
+            instructors_only(chosen)
         if chosen is not None and not hasattr(importlib.import_module(available()[chosen][0]), "arguments"):
             top.parse_args(argv[:at + 1])  # the options before the command; the rest is the program's
             return importlib.import_module(available()[chosen][0]).main(argv[at + 1:])

@@ -40,7 +40,9 @@ the copy: the math must typeset with the fonts the book ships. Each page is open
               back; on a phone the Chapters menu lists every book page; book pages end with
               previous/next links; chapter pages label their lesson output "Output" and set it
               apart from code, and show each exercise file (solution, in the instructor edition)
-              once under a caption naming it, from its namespace on, with no file header; hints
+              once under a caption naming it, with no file header: a stub from its instructions
+              ("// What to write:") through the fence line to its code, a solution from its
+              namespace on; hints
               pages offer one collapsed tier at a time (tier 2 only once tier 1 is open); no raw
               TeX (d_k, \sqrt, $) in titles, captions, the sidebar or the window title; MathJax
               uses the TeX web fonts, never image fonts; the instructor edition says on every page
@@ -714,10 +716,17 @@ def check_layout(layout, name, width, chapter_pages, svgs, args):
     return failures
 
 
+# How a stub is shown (docs/prepare_page.cmake): from the line heading its instructions, through the
+# line below which the student's code goes (tools/scalebook/loop/errata.py's INSTRUCTIONS and FENCE).
+STUB_INSTRUCTIONS = "// What to write:"
+STUB_FENCE = "// ---- Your code goes below this line"
+
+
 def check_exercise_files(layout, args):
     """A chapter page shows each exercise file (and, in the instructor edition, each solution) once,
-    captioned with its path, from its namespace on: no file header, neither in those blocks nor
-    anywhere else on the page."""
+    captioned with its path: a stub from its instructions on (the instructions, the fence line, then
+    its code from the includes), a solution from its namespace on; no file header, neither in those
+    blocks nor anywhere else on the page."""
     failures = []
     names = [block["name"] for block in layout["files"]]
     if not any(n.startswith("exercises/") for n in names):
@@ -732,9 +741,15 @@ def check_exercise_files(layout, args):
     for block in layout["files"]:
         if not block["shown"] or not re.fullmatch(r"(exercises|solutions)/[^/]+/[^/]+\.cpp", block["name"]):
             failures.append(f"an exercise file's caption is missing or hidden (caption {block['name']!r})")
-        if not block["code"].lstrip().startswith("namespace scalebook") or "#include" in block["code"]:
+        code = block["code"].lstrip()
+        if block["name"].startswith("exercises/"):
+            if (not code.startswith(STUB_INSTRUCTIONS) or STUB_FENCE not in code
+                    or "namespace scalebook" not in code.split(STUB_FENCE, 1)[-1]):
+                failures.append(f"{block['name']}: the stub is not shown from its instructions through the fence "
+                                f"to its code (a file header, or nothing, is shown): {code[:80]!r}")
+        elif not code.startswith("namespace scalebook") or "#include" in code:
             failures.append(f"{block['name']}: its code does not start at its namespace (a file header, or "
-                            f"nothing, is shown): {block['code'][:80]!r}")
+                            f"nothing, is shown): {code[:80]!r}")
     if len(layout["headers"]) > 0:
         failures.append(f"{len(layout['headers'])} exercise file header(s) on the page, first: "
                         f"{layout['headers'][0].splitlines()[0]!r}")

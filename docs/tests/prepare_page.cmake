@@ -55,9 +55,9 @@ expect("${hints}" "Intro with \\[brackets\\]; and a semicolon\\." "text outside 
 expect("${hints}" "<div class=\"scalebook-pager\">@ref ch09</div>\n$" "the previous/next links at the end")
 
 # Lessons: only output snippets (of lesson.out) are wrapped, code snippets are not; each exercise
-# file and solution becomes one captioned block of its code from the namespace on, the stubs read
-# from the shipped copy (09-x/stubs/) rather than from exercises/; the caption may wrap after a
-# slash only; other includes are left alone.
+# file becomes one captioned block from its "What to write:" instructions on, and each solution one
+# of its code from the namespace on; the stubs are read from the shipped copy (09-x/stubs/) rather
+# than from exercises/; the caption may wrap after a slash only; other includes are left alone.
 file(WRITE "${WORK}/lesson.md" [=[
 \snippet chapters/09-x/lesson.cpp code-label
 \snippet 09-x/lesson.out out-label
@@ -87,10 +87,11 @@ set(stub1 "<span>exercises/</span><wbr><span>09-x/</span><wbr><span>ex1_first\\.
 count("${lesson}" "${stub1}" 1 "the stub's file named once, in its caption")
 set(stub2 "<span>exercises/</span><wbr><span>09-x/</span><wbr><span>ex2_second\\.cpp</span>")
 set(solution1 "<span>solutions/</span><wbr><span>09-x/</span><wbr><span>ex1_first\\.cpp</span>")
+set(stub_code "\n\\\\skip What to write:\n\\\\until // namespace scalebook\n\\\\htmlonly\\[block\\]</div>\\\\endhtmlonly\n")
 set(code "\n\\\\skip namespace scalebook\n\\\\until // namespace scalebook\n\\\\htmlonly\\[block\\]</div>\\\\endhtmlonly\n")
-expect("${lesson}" "${caption}${stub1}</div>\\\\endhtmlonly\n\\\\dontinclude 09-x/stubs/ex1_first\\.cpp${code}"
-       "a stub captioned with its path, its code from the namespace on read from the stubs as shipped")
-expect("${lesson}" "${caption}${stub2}</div>\\\\endhtmlonly\n\\\\dontinclude 09-x/stubs/ex2_second\\.cpp${code}"
+expect("${lesson}" "${caption}${stub1}</div>\\\\endhtmlonly\n\\\\dontinclude 09-x/stubs/ex1_first\\.cpp${stub_code}"
+       "a stub captioned with its path, from its instructions on, read from the stubs as shipped")
+expect("${lesson}" "${caption}${stub2}</div>\\\\endhtmlonly\n\\\\dontinclude 09-x/stubs/ex2_second\\.cpp${stub_code}"
        "every stub in its own block")
 expect("${lesson}" "\\\\if instructor\n${caption}${solution1}</div>\\\\endhtmlonly\n\\\\dontinclude solutions/09-x/ex1_first\\.cpp${code}\\\\endif\n"
        "a solution captioned with its path, read where it is, inside the instructor section")

@@ -12,18 +12,22 @@
 // message for you, e.g. require_nonempty("fit_scaling", "train", train) throws a ShapeError
 // naming the function and the shape; require_finite throws a ValueError for NaN or infinity.
 // Remove [[maybe_unused]] from a parameter once you use it.
-#include "feature_scaling.hpp"
-
-#include <cmath>
-
-namespace scalebook::ch01 {
-
+//
+// What to write:
 // Return, for each feature (column) c of the training rows: its mean, and its population
 // standard deviation sqrt((1/n) * sum over rows of (x(i, c) - mean(c))^2) — divide by n, not
 // n - 1. A feature whose standard deviation is 0 (constant) gets scale 1: it will become 0 after
 // scaling instead of 0/0 = NaN. Compute the deviations from the mean (a second pass over the
 // rows), not mean(x^2) - mean(x)^2.
 // Throw ShapeError if train is empty, ValueError if it holds NaN or infinity.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
+#include "feature_scaling.hpp"
+
+#include <cmath>
+
+namespace scalebook::ch01 {
+
 Scaling fit_scaling([[maybe_unused]] const Matrix& train) {
   scalebook::not_implemented("1.1", "fit_scaling");
 }

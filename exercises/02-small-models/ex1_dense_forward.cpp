@@ -13,15 +13,19 @@
 // message for you, e.g. require_nonempty("dense_forward", "x", x) throws a ShapeError naming the
 // function and the shape; require_shape, require_finite and require_positive work alike.
 // Remove [[maybe_unused]] from a parameter once you use it.
+//
+// What to write:
+// Return x w + b (b added to every row), then, when `relu` is true, max(0, .) of every entry.
+// Throw ShapeError if x or w is empty, x's columns differ from w's rows, or b is not (1, out);
+// ValueError for NaN or infinity in x, w or b.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "small_models.hpp"
 
 #include <string>
 
 namespace scalebook::ch02 {
 
-// Return x w + b (b added to every row), then, when `relu` is true, max(0, .) of every entry.
-// Throw ShapeError if x or w is empty, x's columns differ from w's rows, or b is not (1, out);
-// ValueError for NaN or infinity in x, w or b.
 Matrix dense_forward([[maybe_unused]] const Matrix& x, [[maybe_unused]] const Matrix& w,
                      [[maybe_unused]] const RowVector& b, [[maybe_unused]] bool relu) {
   scalebook::not_implemented("2.1", "dense_forward");

@@ -13,6 +13,14 @@
 // message for you, e.g. require_nonempty("dot_scores", "q", q) throws a ShapeError naming the
 // function and the shape. require_same_cols, require_finite and require_positive work alike, and
 // require_queries_keys("dot_scores", q, k) makes all the checks 3.1 and 3.2 need at once.
+//
+// What to write:
+// Return the (n, m) matrix whose entry (i, j) is the dot product of query i (row i of q) with
+// key j (row j of k). No scaling yet: that is 3.2.
+// Throw ShapeError if q or k is empty or if they disagree on d_k (their number of columns), and
+// ValueError if either holds NaN or infinity.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "attention_scaling.hpp"
 
 #include <cmath>
@@ -21,10 +29,6 @@
 
 namespace scalebook::ch03 {
 
-// Return the (n, m) matrix whose entry (i, j) is the dot product of query i (row i of q) with
-// key j (row j of k). No scaling yet: that is 3.2.
-// Throw ShapeError if q or k is empty or if they disagree on d_k (their number of columns), and
-// ValueError if either holds NaN or infinity.
 Matrix dot_scores([[maybe_unused]] const Matrix& q, [[maybe_unused]] const Matrix& k) {
   scalebook::not_implemented("3.1", "dot_scores");
 }

@@ -9,12 +9,8 @@
 // Layout (PyTorch's nn.MultiheadAttention): in_proj_weight (3E, E) is W_q, W_k, W_v stacked by rows;
 // a projection is y = x W^T + b; head h owns features h*head_dim .. (h+1)*head_dim - 1.
 // Remove [[maybe_unused]] from a parameter once you use it.
-#include "multi_head.hpp"
-
-#include <cmath>
-
-namespace scalebook::ch05 {
-
+//
+// What to write:
 // Exercise 5.4 — one head's attention with its own projections.
 // Head h uses rows h*head_dim .. (h+1)*head_dim - 1 of W_q (and the same rows of the W_k and W_v
 // blocks, which start at rows E and 2E of in_proj_weight), and the matching entries of the bias.
@@ -23,6 +19,14 @@ namespace scalebook::ch05 {
 // head's projected values. The result is (n_q, head_dim).
 // Validate first with the contract's require_params and require_inputs, and reject a head
 // outside 0 .. H-1 (ShapeError). Chapter 4's causal_mask and masked_softmax are in lib.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
+#include "multi_head.hpp"
+
+#include <cmath>
+
+namespace scalebook::ch05 {
+
 Matrix head_attention([[maybe_unused]] const Matrix& query, [[maybe_unused]] const Matrix& key,
                       [[maybe_unused]] const Matrix& value,
                       [[maybe_unused]] const MultiHeadParams& params, [[maybe_unused]] Index head,

@@ -9,16 +9,20 @@
 // Layout (PyTorch's nn.MultiheadAttention): in_proj_weight (3E, E) is W_q, W_k, W_v stacked by rows;
 // a projection is y = x W^T + b; head h owns features h*head_dim .. (h+1)*head_dim - 1.
 // Remove [[maybe_unused]] from a parameter once you use it.
+//
+// What to write:
+// Exercise 5.6 — the same layer in fused form: project all heads at once with the (E, E) blocks
+// of in_proj_weight (three products, not 3H), split Q, K and V into heads (5.2), attend per head,
+// concatenate (5.3) and apply the output projection. Same numbers as 5.5, to 1e-12.
+// Validate first with require_params and require_inputs.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "multi_head.hpp"
 
 #include <cmath>
 
 namespace scalebook::ch05 {
 
-// Exercise 5.6 — the same layer in fused form: project all heads at once with the (E, E) blocks
-// of in_proj_weight (three products, not 3H), split Q, K and V into heads (5.2), attend per head,
-// concatenate (5.3) and apply the output projection. Same numbers as 5.5, to 1e-12.
-// Validate first with require_params and require_inputs.
 Matrix multi_head_fused([[maybe_unused]] const Matrix& query,
                                   [[maybe_unused]] const Matrix& key,
                                   [[maybe_unused]] const Matrix& value,

@@ -9,6 +9,12 @@
 // starts with the function's name and ": ", e.g. "fit_power_law: 5 sizes but 4 losses". For
 // matrices, scalebook/core.hpp's require_nonempty, require_finite and require_same_cols write such
 // messages for you. Exercises may call earlier exercises of this chapter (6.2 calls 6.1).
+//
+// What to write:
+// Fit ln L = ln a - alpha ln N by ordinary least squares on the points (ln N_i, ln L_i);
+// return {a, alpha}.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "scaling_laws.hpp"
 
 #include <cmath>
@@ -16,8 +22,6 @@
 
 namespace scalebook::ch06 {
 
-// Fit ln L = ln a - alpha ln N by ordinary least squares on the points (ln N_i, ln L_i);
-// return {a, alpha}.
 PowerLaw fit_power_law([[maybe_unused]] const std::vector<double>& sizes,
                        [[maybe_unused]] const std::vector<double>& losses) {
   scalebook::not_implemented("6.1", "fit_power_law");

@@ -4,6 +4,12 @@
 // One exercise per file: saving this file recompiles only this exercise. The chapter's guidance
 // (bad input, the helpers in scalebook/core.hpp) is at the top of ex1_fit_power_law.cpp; the
 // contract is chapters/06-scaling-laws/scaling_laws.hpp.
+//
+// What to write:
+// Shuffle the training labels with Fisher-Yates from the back (Rng(seed), j = next_u64() % (i + 1));
+// the test labels stay as they are.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "scaling_laws.hpp"
 
 #include <cmath>
@@ -13,8 +19,6 @@
 
 namespace scalebook::ch06 {
 
-// Shuffle the training labels with Fisher-Yates from the back (Rng(seed), j = next_u64() % (i + 1));
-// the test labels stay as they are.
 LabelSplit shuffle_train_labels([[maybe_unused]] const std::vector<int>& train,
                                 [[maybe_unused]] const std::vector<int>& test,
                                 [[maybe_unused]] std::uint64_t seed) {

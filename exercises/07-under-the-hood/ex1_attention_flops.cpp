@@ -11,6 +11,14 @@
 // require_positive("attention_flops", "n_q", n_q) and the other
 // require_* helpers of scalebook/core.hpp do it.
 // Remove [[maybe_unused]] from a parameter once you use it.
+//
+// What to write:
+// Exercise 7.1 — the FLOPs of softmax(Q Kᵀ / sqrt(d_k)) V, stage by stage.
+// Count with the contract's convention: a multiply-add is TWO FLOPs, so one dot product of
+// length d costs 2·d; the softmax costs 5 FLOPs per score. Use Count (64-bit) arithmetic: at
+// n = 2^20 the counts overflow an int.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "under_the_hood.hpp"
 
 #include <algorithm>
@@ -20,10 +28,6 @@
 
 namespace scalebook::ch07 {
 
-// Exercise 7.1 — the FLOPs of softmax(Q Kᵀ / sqrt(d_k)) V, stage by stage.
-// Count with the contract's convention: a multiply-add is TWO FLOPs, so one dot product of
-// length d costs 2·d; the softmax costs 5 FLOPs per score. Use Count (64-bit) arithmetic: at
-// n = 2^20 the counts overflow an int.
 StageFlops attention_flops([[maybe_unused]] Index n_q, [[maybe_unused]] Index n_k,
                                [[maybe_unused]] Index d_k, [[maybe_unused]] Index d_v) {
   scalebook::not_implemented("7.1", "attention_flops");

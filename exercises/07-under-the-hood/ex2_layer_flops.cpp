@@ -11,6 +11,14 @@
 // require_positive("layer_flops", "n", n) and the other
 // require_* helpers of scalebook/core.hpp do it.
 // Remove [[maybe_unused]] from a parameter once you use it.
+//
+// What to write:
+// Exercise 7.2 — the FLOPs of one layer on n tokens: the four projections, attention in every
+// head (d_k = d_v = d_model / n_heads), and the MLP's two products. A product of an (a, b) matrix
+// by a (b, c) matrix costs 2·a·b·c FLOPs. Validate n and every width; shape.model_width must be a multiple
+// of shape.heads (ShapeError otherwise).
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "under_the_hood.hpp"
 
 #include <algorithm>
@@ -20,10 +28,6 @@
 
 namespace scalebook::ch07 {
 
-// Exercise 7.2 — the FLOPs of one layer on n tokens: the four projections, attention in every
-// head (d_k = d_v = d_model / n_heads), and the MLP's two products. A product of an (a, b) matrix
-// by a (b, c) matrix costs 2·a·b·c FLOPs. Validate n and every width; shape.model_width must be a multiple
-// of shape.heads (ShapeError otherwise).
 LayerFlops layer_flops([[maybe_unused]] Index n, [[maybe_unused]] const LayerShape& shape) {
   scalebook::not_implemented("7.2", "layer_flops");
 }

@@ -11,6 +11,13 @@
 // require_positive("crossover_length", "d_model", shape.model_width) and the other
 // require_* helpers of scalebook/core.hpp do it.
 // Remove [[maybe_unused]] from a parameter once you use it.
+//
+// What to write:
+// Exercise 7.3 — the smallest n at which attention's FLOPs reach those of the projections and
+// the MLP together. Write both as functions of n (one grows like n², the other like n), solve the
+// inequality, and round the right way. Validate as layer_flops does.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "under_the_hood.hpp"
 
 #include <algorithm>
@@ -20,9 +27,6 @@
 
 namespace scalebook::ch07 {
 
-// Exercise 7.3 — the smallest n at which attention's FLOPs reach those of the projections and
-// the MLP together. Write both as functions of n (one grows like n², the other like n), solve the
-// inequality, and round the right way. Validate as layer_flops does.
 Index crossover_length([[maybe_unused]] const LayerShape& shape) {
   scalebook::not_implemented("7.3", "crossover_length");
 }

@@ -11,6 +11,13 @@
 // require_positive("attention_memory", "n_q", n_q) and the other
 // require_* helpers of scalebook/core.hpp do it.
 // Remove [[maybe_unused]] from a parameter once you use it.
+//
+// What to write:
+// Exercise 7.4 — the working memory, in bytes, of naive attention (the whole score matrix) and
+// of tiled attention (one tile, and the running state of one query block), as the contract
+// defines them. A block is never longer than its sequence.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "under_the_hood.hpp"
 
 #include <algorithm>
@@ -20,9 +27,6 @@
 
 namespace scalebook::ch07 {
 
-// Exercise 7.4 — the working memory, in bytes, of naive attention (the whole score matrix) and
-// of tiled attention (one tile, and the running state of one query block), as the contract
-// defines them. A block is never longer than its sequence.
 MemoryUse attention_memory([[maybe_unused]] Index n_q, [[maybe_unused]] Index n_k,
                                  [[maybe_unused]] Index d_v, [[maybe_unused]] Index block_q,
                                  [[maybe_unused]] Index block_k,

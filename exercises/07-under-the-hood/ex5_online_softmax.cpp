@@ -11,6 +11,15 @@
 // require_nonempty("online_softmax", "scores", scores) and the other
 // require_* helpers of scalebook/core.hpp do it.
 // Remove [[maybe_unused]] from a parameter once you use it.
+//
+// What to write:
+// Exercise 7.5a — the running maximum and the rescaled running sum of one row, in ONE pass.
+// −∞ is a masked score (it adds nothing); NaN and +∞ are ValueErrors; an empty row a ShapeError.
+//
+// Exercise 7.5b — each row's weights exp(x − m) / l from its state. A row of only −∞ is all
+// zeros (chapter 4's policy).
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "under_the_hood.hpp"
 
 #include <algorithm>
@@ -20,14 +29,10 @@
 
 namespace scalebook::ch07 {
 
-// Exercise 7.5a — the running maximum and the rescaled running sum of one row, in ONE pass.
-// −∞ is a masked score (it adds nothing); NaN and +∞ are ValueErrors; an empty row a ShapeError.
 SoftmaxState softmax_state([[maybe_unused]] const RowVector& row) {
   scalebook::not_implemented("7.5", "softmax_state");
 }
 
-// Exercise 7.5b — each row's weights exp(x − m) / l from its state. A row of only −∞ is all
-// zeros (chapter 4's policy).
 Matrix online_softmax([[maybe_unused]] const Matrix& scores) {
   scalebook::not_implemented("7.5", "online_softmax");
 }

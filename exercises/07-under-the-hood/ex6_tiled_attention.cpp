@@ -11,15 +11,8 @@
 // require_positive("tiled_attention", "block_q", block_q) and the other
 // require_* helpers of scalebook/core.hpp do it.
 // Remove [[maybe_unused]] from a parameter once you use it.
-#include "under_the_hood.hpp"
-
-#include <algorithm>
-#include <cmath>
-#include <limits>
-#include <string>
-
-namespace scalebook::ch07 {
-
+//
+// What to write:
 // Exercise 7.6 — FlashAttention's forward pass. For each block of queries, visit the key blocks
 // in order, compute that tile's scores (a block of q times the transpose of a block of k), and
 // fold them into each query's running maximum, running sum and output accumulator — rescaling the
@@ -29,6 +22,17 @@ namespace scalebook::ch07 {
 // Products: Eigen's own (a * b.transpose() on blocks) are what make this fast, but cost a few
 // seconds of compile time per save; scalebook::matmul and matmul_transposed (scalebook/linalg.hpp,
 // compiled once) take whole matrices: copy a block into a Matrix first.
+//
+// ---- Your code goes below this line; fixes to the lines above never touch it ----
+#include "under_the_hood.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace scalebook::ch07 {
+
 TiledResult tiled_attention([[maybe_unused]] const Matrix& q, [[maybe_unused]] const Matrix& k,
                                [[maybe_unused]] const Matrix& v, [[maybe_unused]] Index block_q,
                                [[maybe_unused]] Index block_k, [[maybe_unused]] Masking masking) {

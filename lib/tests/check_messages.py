@@ -13,8 +13,8 @@ hold every chapter to"), as code, in one place:
     check_messages.py --results RESULTS_TSV [--chapter CHAPTER_DIR]
         every failed or crashed line of a check binary's results file obeys the rules
     check_messages.py --zoo MUTANT RESULTS_TSV
-        as above, and the bug-zoo mutant MUTANT is caught and named (what `./workbook test` runs
-        for every mutant: cmake/check_mutant_caught.cmake)
+        as above, and the bug-zoo mutant MUTANT is caught and named (what the reference build's
+        tests run for every mutant: cmake/check_mutant_caught.cmake)
 """
 from __future__ import annotations
 

@@ -89,16 +89,20 @@ def is_edition(root: Path = ROOT) -> bool:
     return (root / "EDITION").is_file()
 
 
-def commit(root: Path = ROOT) -> str:
-    """ROOT's commit (git rev-parse --short HEAD); for a copy without .git (Gradescope's autograder)
-    the first line of its COMMIT file; otherwise "unknown"."""
+def commit(root: Path = ROOT, with_changes: bool = False) -> str:
+    """ROOT's commit (git rev-parse --short HEAD), and with WITH_CHANGES "+changes" when its tracked
+    files differ from it (what grading and the autograder's zip read is the work tree); for a copy
+    without .git (Gradescope's autograder) the first line of its COMMIT file; otherwise "unknown"."""
     try:
         result = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, stdin=subprocess.DEVNULL)
         found = result.stdout.strip() if result.returncode == 0 else ""
+        if found and with_changes and subprocess.run(["git", "-C", str(root), "diff", "--quiet", "HEAD", "--"],
+                                                     stdin=subprocess.DEVNULL).returncode != 0:
+            found += "+changes"
     except OSError:  # no git installed
         found = ""
     if not found and (root / "COMMIT").is_file():
         lines = (root / "COMMIT").read_text(errors="replace").splitlines()
-        found = "".join(c for c in (lines[0] if lines else "")[:40] if c.isalnum() or c in "._-")
+        found = "".join(c for c in (lines[0] if lines else "")[:40] if c.isalnum() or c in "._-+")
     return found or "unknown"

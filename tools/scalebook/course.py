@@ -22,6 +22,8 @@ class Chapter(NamedTuple):
     functions: tuple[tuple[str, ...], ...] = ()   # per exercise: the contract functions it defines
     points: tuple[int, ...] = ()         # per exercise: what each of its checks is worth
     figures: tuple[str, ...] = ()
+    hidden_checks: str = ""              # the hidden checks' file (instructor's tree only), or ""
+    hidden_count: int = 0                # how many hidden checks grading runs besides checks.cpp's
     tolerance: float = 0.0               # the relative difference its checks allow a correct output
 
     @property
@@ -44,9 +46,20 @@ class Chapter(NamedTuple):
         return {e: list(f) for e, f in zip(self.exercises, self.functions)}
 
 
+# A check's name in a checks file, as CMake reads it (cmake/Scalebook.cmake, _scalebook_check_names).
+CHECK_NAME = re.compile(r'TEST_CASE *\("([^"]+)"')
+
+
+def check_names(path: Path) -> list[str]:
+    """The TEST_CASE("...") names of a checks file, in order, read as CMake registers them."""
+    found = (CHECK_NAME.search(line) for line in path.read_text().splitlines())
+    return [match.group(1) for match in found if match]
+
+
 def read_manifest(folder: Path) -> Chapter:
     """FOLDER/chapter.json as a Chapter; a manifest whose ids are not N.1, N.2... in order is refused
-    (an id is also an exercise's place in the list)."""
+    (an id is also an exercise's place in the list). The hidden checks are counted from their file in
+    the instructor's tree, and read from hidden_count in the student edition, which has no such file."""
     data = json.loads((folder / "chapter.json").read_text())
     number = int(data["number"])
     exercises = data["exercises"]
@@ -54,10 +67,12 @@ def read_manifest(folder: Path) -> Chapter:
         if exercise["id"] != f"{number}.{index}":
             raise ValueError(f"read_manifest: {folder / 'chapter.json'}: exercise {index}'s id is "
                              f"{exercise['id']!r}, not '{number}.{index}'")
+    hidden = str(data.get("hidden_checks", ""))
+    hidden_count = len(check_names(folder / hidden)) if hidden else int(data.get("hidden_count", 0))
     return Chapter(folder.name, number, tuple(e["source"] for e in exercises), data.get("summary", ""),
                    bool(data.get("bench", False)), tuple(tuple(e.get("functions", [])) for e in exercises),
                    tuple(int(e.get("points", 1)) for e in exercises), tuple(data.get("figures", [])),
-                   float(data.get("tolerance", 0.0)))
+                   hidden, hidden_count, float(data.get("tolerance", 0.0)))
 
 
 def all_chapters(root: Path = ROOT) -> list[Chapter]:

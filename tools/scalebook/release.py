@@ -5,6 +5,7 @@ the benchmarks' figures, its README, and the checks of a scratch copy of it.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from .errors import ReleaseError
 from .config import ROOT, is_edition, packages_for
-from .course import Chapter
+from .course import Chapter, check_names
 from .loop.build import build
 from . import ui
 
@@ -43,6 +44,35 @@ def tracked(tree: Path) -> list[str]:
 
 def without_instructor_sections(text: str) -> str:
     return re.sub(r"\n?\\if instructor\b.*?\\endif\n?", "\n", text, flags=re.S)
+
+
+def student_presets(text: str) -> str:
+    """CMakePresets.json without the presets that build the reference solution, which the edition
+    does not have (a configure preset whose track is the reference's, or that inherits one, and the
+    build, test and workflow presets that use one): an editor lists only presets that work."""
+    data = json.loads(text)
+    configure = {preset["name"]: preset for preset in data.get("configurePresets", [])}
+
+    def reference(name: str) -> bool:
+        preset = configure.get(name, {})
+        parents = preset.get("inherits", [])
+        parents = [parents] if isinstance(parents, str) else parents
+        values = preset.get("cacheVariables", {}).values()
+        return (any(str(value).rstrip("/").endswith("/solutions") for value in values)
+                or any(reference(parent) for parent in parents))
+
+    kept = {"configure": {name for name in configure if not reference(name)}}
+    data["configurePresets"] = [p for p in data.get("configurePresets", []) if p["name"] in kept["configure"]]
+    for kind in ("build", "test"):
+        presets = [p for p in data.get(f"{kind}Presets", [])  # a hidden one may name no configure preset
+                   if p.get("configurePreset") is None or p["configurePreset"] in kept["configure"]]
+        data[f"{kind}Presets"] = presets
+        kept[kind] = {p["name"] for p in presets}
+    data["workflowPresets"] = [w for w in data.get("workflowPresets", [])
+                               if all(step["name"] in kept[step["type"]] for step in w.get("steps", []))]
+    for key in [k for k, v in data.items() if k.endswith("Presets") and not v]:
+        del data[key]
+    return json.dumps(data, indent=2) + "\n"
 
 
 def is_released_edition(target: Path) -> bool:
@@ -91,17 +121,53 @@ def ccache_dir(reference: Path) -> str:
     return match.group(1) if match else str(ROOT / "build" / "ccache")
 
 
+def without_hidden_checks(manifest: str, chapter: Chapter) -> str:
+    """A chapter's manifest for the edition: its hidden_checks entry (the file's name) replaced by
+    hidden_count, how many there are (./workbook check says so); the rest as written."""
+    text = re.sub(r'^(\s*)"hidden_checks":\s*"[^"]*"', rf'\1"hidden_count": {chapter.hidden_count}', manifest,
+                  count=1, flags=re.M)
+    data = json.loads(text)
+    if "hidden_checks" in data or data.get("hidden_count", 0) != chapter.hidden_count:
+        raise ReleaseError(f"release: chapters/{chapter.folder}/chapter.json: its hidden_checks entry must be one "
+                           'line, "hidden_checks": "FILE", for the edition to leave it out')
+    return text
+
+
+def hidden_files(chapters: list[Chapter]) -> set[str]:
+    """The hidden checks' files (each chapter's manifest names its own): never in the edition."""
+    return {f"chapters/{c.folder}/{c.hidden_checks}" for c in chapters if c.hidden_checks}
+
+
+def leaked_hidden_checks(target: Path, chapters: list[Chapter]) -> list[str]:
+    """Files of the edition in TARGET that name a hidden check (a hint or a page quoting one): the
+    edition must not hold them, by name or by text."""
+    names = [name for c in chapters if c.hidden_checks
+             for name in check_names(ROOT / "chapters" / c.folder / c.hidden_checks)]
+    found = []
+    for path in sorted(p for p in target.rglob("*") if p.is_file() and ".git" not in p.relative_to(target).parts):
+        data = path.read_bytes()
+        found += [f"{path.relative_to(target)}: {name}" for name in names if name.encode() in data]
+    return found
+
+
 def write_files(target: Path, chapters: list[Chapter], reference: Path, kept: dict[str, str]) -> None:
     """Every file of the edition but its README, into TARGET (whose tracked files are gone)."""
+    hidden = hidden_files(chapters)
+    by_folder = {c.folder: c for c in chapters}
     for name in tracked(ROOT):
-        if any(re.search(pattern, name) for pattern in LEFT_OUT):
+        if any(re.search(pattern, name) for pattern in LEFT_OUT) or name in hidden:
             continue
         source, copy = ROOT / name, target / name
         if not source.exists():  # deleted in the working tree, not yet committed
             continue
         copy.parent.mkdir(parents=True, exist_ok=True)
+        manifest = re.match(r"^chapters/([^/]+)/chapter\.json$", name)
         if re.match(r"^chapters/[^/]+/lesson\.md$", name):
             copy.write_text(without_instructor_sections(source.read_text()))
+        elif name == "CMakePresets.json":
+            copy.write_text(student_presets(source.read_text()))
+        elif manifest and manifest.group(1) in by_folder:
+            copy.write_text(without_hidden_checks(source.read_text(), by_folder[manifest.group(1)]))
         else:
             shutil.copy2(source, copy)
     for chapter in chapters:
@@ -120,6 +186,10 @@ def write_files(target: Path, chapters: list[Chapter], reference: Path, kept: di
         (target / relative).parent.mkdir(parents=True, exist_ok=True)
         (target / relative).write_text(text)
     (target / "EDITION").write_text(EDITION_NOTE)
+    leaks = leaked_hidden_checks(target, chapters)
+    if leaks:
+        raise ReleaseError("release: these files of the edition name a hidden check, which the edition must not "
+                           "hold (say it in the hidden checks' file only):\n  " + "\n  ".join(leaks[:20]))
 
 
 def first_check(target: Path, cache: str) -> str:

@@ -2,7 +2,7 @@
 //
 // Compiled at -O3 -march=native as its own target (ch07_bench, not part of `all`: students never
 // wait for it), with lib's Eigen alignment (see CMakeLists.txt). It times the build's track: in
-// the reference track the REFERENCE tiled attention (solutions/07-under-the-hood/
+// the reference track the REFERENCE tiled attention (the reference solution's
 // ex6_tiled_attention.cpp, included here so that the code measured is the code the book shows,
 // compiled for speed) in double (the exercise) and float; in any other track
 // (SCALEBOOK_BENCH_CONTRACT: the student's exercises, in the student edition) exercise 7.6 through

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from runner import at_least_one, parse
 
 TOOLS = Path(__file__).resolve().parent
 
@@ -171,22 +172,22 @@ def sweep(bench: Path, out: Path, repetitions: int) -> None:
     plot("ch07_bench_memory.svg", 8, "peak heap MiB during a call", "Causal attention: peak memory", 1)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description="Chapter 7's benchmark: tiled attention vs the naive one, "
-                                                 "PyTorch and Eigen")
-    parser.add_argument("--bench", type=Path, required=True, help="the ch07_bench executable")
-    parser.add_argument("--out", type=Path, default=Path("ch07-bench"), help="folder for --sweep's data and figures")
+SUMMARY = ("causal attention at n = 1024, d = 64: the tiled attention (7.6) against the naive one (4.3), "
+           "the benchmark's own Eigen version and PyTorch's, each the best of several repetitions in CPU time")
+
+
+def options(parser: argparse.ArgumentParser) -> None:
+    """The options a user gives (./workbook bench 7 shows them in its --help without building)."""
+    parser.add_argument("--repetitions", type=at_least_one, default=10, metavar="N",
+                        help="the best of N repetitions counts, on every side (default %(default)s)")
     parser.add_argument("--sweep", action="store_true", help="also measure n = 256 ... 8192 and draw figures")
-    parser.add_argument("--repetitions", type=int, default=10)
+    parser.add_argument("--out", type=Path, default=Path("ch07-bench"), metavar="DIR",
+                        help="folder for --sweep's data and figures (default %(default)s)")
     parser.add_argument("--require", action="store_true", help="exit 1 when a goal is missed")
-    parser.add_argument("--whose", choices=["reference", "yours"], default="reference",
-                        help="whose exercises the build's ch07_bench times, for the rows' labels (default: "
-                             "%(default)s)")
-    args = parser.parse_args()
-    if not os.access(args.bench, os.X_OK):
-        parser.error(f"{args.bench} is not an executable: build the ch07_bench target first")
-    if args.repetitions < 1:
-        parser.error(f"--repetitions must be at least 1, not {args.repetitions}")
+
+
+def main() -> int:
+    args = parse(7, SUMMARY, options)
     ok = headline(args.bench, args.repetitions, args.whose)
     if args.sweep:
         sweep(args.bench, args.out, max(3, args.repetitions // 3))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +21,38 @@ def arguments(parser) -> None:
     parser.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="...", help="passed to the benchmark")
 
 
+def runner(chapter: Chapter) -> Path:
+    """tools/scalebook/bench/chNN.py: runs the chapter's benchmark and its PyTorch peer side by side,
+    and declares the options a user may give it (options(parser)) and what it times (SUMMARY)."""
+    return BENCH_RUNNERS / f"{chapter.target}.py"
+
+
+def options_parser(chapter: Chapter) -> argparse.ArgumentParser:
+    """`./workbook bench N`'s own options: the runner's, read without building anything, so that
+    --help shows them and a mistyped one is refused before the build."""
+    if str(BENCH_RUNNERS) not in sys.path:
+        sys.path.append(str(BENCH_RUNNERS))  # the runners import runner.py from their folder
+    spec = importlib.util.spec_from_file_location(f"bench_{chapter.target}", runner(chapter))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    where = ("First shows what the reference solution measured at release, on the instructor's machine, then "
+             "times your code on this machine." if is_edition() else
+             "Times the reference solution's exercises (the reference build).")
+    parser = argparse.ArgumentParser(prog=f"./workbook bench {chapter.number}",
+                                     description=f"Chapter {chapter.number}'s benchmark: {module.SUMMARY}. {where}")
+    module.options(parser)
+    return parser
+
+
 def run(args) -> int:
-    """A chapter's benchmark (target chNN_bench, built with its own flags); tools/scalebook/bench/chNN.py,
-    where a chapter has one, runs it and its PyTorch peer side by side. In the maintainers' tree it
-    times the reference (the reference build); in the student edition, the student's own code."""
+    """A chapter's benchmark (target chNN_bench, built with its own flags), through its runner. In the
+    maintainers' tree it times the reference (the reference build); in the student edition, the
+    student's own code. Its options are checked (and --help answered) before anything is built."""
     chapter = resolve_chapter(args.chapter)
+    if not chapter.bench:
+        raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
+                         f"{', '.join(str(c.number) for c in all_chapters() if c.bench)})")
+    options_parser(chapter).parse_args(args.bench_args)  # --help, or a usage error, ends here
     if is_edition():
         return student_bench(chapter, args.bench_args)
     packages.ensure("bench")
@@ -46,10 +74,8 @@ def run_bench(chapter: Chapter, build_dir: Path, log_dir: Path, whose: str, benc
                              f"{', '.join(str(c.number) for c in all_chapters() if c.bench)})")
         raise BuildError(f"{target} did not build:\n{output[-3000:]}")
     binary = build_dir / "chapters" / chapter.folder / target
-    script = BENCH_RUNNERS / f"{chapter.target}.py"
-    command = ([sys.executable, str(script), "--bench", str(binary), "--whose", whose]
-               if script.exists() else [str(binary)])
-    return subprocess.run([*command, *bench_args], stdin=subprocess.DEVNULL).returncode
+    command = [sys.executable, str(runner(chapter)), "--bench", str(binary), "--whose", whose, *bench_args]
+    return subprocess.run(command, stdin=subprocess.DEVNULL).returncode
 
 
 def release_figures(chapter: Chapter) -> Path:
@@ -61,9 +87,6 @@ def student_bench(chapter: Chapter, bench_args: list[str]) -> int:
     """The edition's benchmark: first what the reference printed at release, labelled as such, then
     the same benchmark on this machine with the student's code (chapter 7: their 7.6 against their
     4.3; chapter 2: the K-fold trained with their 2.1 to 2.4), which it says before it builds."""
-    if not chapter.bench:
-        raise UsageError(f"chapter {chapter.number} has no benchmark (chapters with one: "
-                         f"{', '.join(str(c.number) for c in all_chapters() if c.bench)})")
     packages.ensure("bench")
     figures = release_figures(chapter)
     if figures.exists():

@@ -26,17 +26,18 @@ from pathlib import Path
 
 from ..config import GRADING_BUILD, Settings, commit
 from ..course import UsageError, all_chapters, resolve_chapter
-from ..files import read_json
 from ..grading import sandbox
 from ..grading.collect import collection_record
 from ..grading.export import FORMATS, NEEDS_ROSTER, save_request, write_requested
 from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
-from ..grading.report import refused_report, write_report
+from ..grading import regrade
+from ..grading.hidden import DEFAULT_POLICY, POLICIES
+from ..grading.report import read_record, refused_report, write_report
 from ..grading.roster import read_roster
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
 from ..grading.supervise import CHILDREN, log
-from ..grading.tree import reports_folder, tests_folder, write_submission_tests, write_tree
+from ..grading.tree import tests_folder, write_submission_tests, write_tree
 from ..loop import packages
 from ..loop.setup import instructors_only
 from ..verdicts import safe_text
@@ -84,6 +85,13 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                         help="grade only these chapters, e.g. 3,4 (an assignment); default: all")
     parser.add_argument("--resume", action="store_true",
                         help="skip submissions whose report was made from the same inputs (files, kit, limits)")
+    parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy",
+                        help="what a student's report, page and exports show of the hidden checks: a count per "
+                             "chapter (count, the default) or each one's name and verdict (names)")
+    parser.add_argument("--compare", type=Path, metavar="OLD_DIR",
+                        help="a regrade: grade into --out (a new folder), reusing OLD_DIR's verdicts whose inputs did "
+                             "not change, and show every verdict that changed; OLD_DIR is not touched until "
+                             "./workbook grade --accept NEW_DIR --into OLD_DIR")
     limits = parser.add_argument_group("time limits and budgets (wall-clock seconds unless CPU is said)")
     for option, field, what in LIMIT_OPTIONS:
         default = getattr(defaults, field)
@@ -124,6 +132,12 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
             parser.error(str(error))
     args.settings = Settings(**numbers)
     args.export_request = export_request(parser, args)
+    if args.compare is not None:
+        if args.resume or args.slurm is not None:
+            parser.error("--compare grades a new folder here: not with --resume or --slurm")
+        why = regrade.compare_refusal(args.compare.resolve(), Path(args.out).resolve())
+        if why:
+            parser.error(f"--compare: {why}")
     return args
 
 
@@ -176,7 +190,7 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
 
     def refuse(submission: Path, reason: str) -> None:
         report = refused_report(refused_name(submission), reason, maximum, plan.commit)
-        write_report(report, out_dir)
+        write_report(report, out_dir, plan.hidden_policy)
         reports.append(report)
         plan.refused.append(report["submission"])
         log(f"{safe_text(submission.name, 80)}: {reason}")
@@ -191,7 +205,7 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
         folder = tests_folder(tree, name)
         try:
             if args.resume:
-                old = read_json(reports_folder(out_dir, name) / "report.json")
+                old = read_record(out_dir, name)
                 sources, _ = take_sources(submission, None, chapters)
                 if old and old.get("fingerprint") == fingerprint(sources, kit):
                     reports.append(old)
@@ -242,7 +256,7 @@ def with_collection(args, plan: Run, reports: list[dict], out_dir: Path) -> None
         if old is not None and old.get("collected") != entry["collected"]:
             old.pop("collected", None)
             old.update({"collected": entry["collected"]} if entry["collected"] else {})
-            write_report(old, out_dir)
+            write_report(old, out_dir, plan.hidden_policy)
 
 
 def main(argv: list[str]) -> int:
@@ -251,6 +265,8 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--merge":  # the Slurm merge job
         return run_merge(Path(argv[1]))
     instructors_only("grading")
+    if argv[:1] == ["--accept"] or (argv and argv[0].startswith("--accept=")):
+        return regrade.accept_command(argv)
     packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -260,6 +276,11 @@ def main(argv: list[str]) -> int:
     out_dir = Path(args.out).resolve()
     (out_dir / "ctest").mkdir(mode=0o700, parents=True, exist_ok=True)
     grader_only(out_dir)
+    with regrade.grading_lock(out_dir):
+        return grade_locked(args, out_dir)
+
+
+def grade_locked(args, out_dir: Path) -> int:
     log("Building the grading kit (this tree's checks, once)...")
     built = build_kit(GRADING_BUILD, args.chapter_list)
     kit = assemble_kit(built, GRADING_BUILD, args.chapter_list, args.settings, out_dir / "ctest" / "kit")
@@ -268,8 +289,10 @@ def main(argv: list[str]) -> int:
     os.umask(0o077)
     plan = Run(out_dir)
     plan.chapters = args.chapter_list
-    plan.commit = commit()
+    plan.commit = commit(with_changes=True)  # the reports name the tree graded with, erratum or not
     plan.submissions, plan.refused = {}, []
+    plan.hidden_policy = args.hidden_policy
+    plan.compare = regrade.start(args.compare.resolve(), out_dir) if args.compare is not None else None
     plan.references = [str(folder.resolve()) for folder in args.similar_to]
     reports, todo = take_in(args, out_dir, kit, plan)
     with_collection(args, plan, reports, out_dir)
@@ -282,5 +305,7 @@ def main(argv: list[str]) -> int:
     status = run_local(plan, kit, reports, todo, args.jobs)
     for line in write_requested(out_dir, plan.reports(), plan.chapters):
         log(line)
+    if plan.compare is not None:
+        status = max(status, regrade.preview(plan))
     return status
 

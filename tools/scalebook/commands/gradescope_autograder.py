@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..course import UsageError, all_chapters, resolve_chapter
 from ..grading.autograder import write_zip
+from ..grading.hidden import DEFAULT_POLICY, POLICIES
 from ..config import Settings
 from ..loop.setup import instructors_only
 
@@ -23,6 +24,10 @@ def main(argv: list[str]) -> int:
                                      description=" ".join(__doc__.splitlines()[2:6]))
     parser.add_argument("zip", type=Path, metavar="OUT.zip")
     parser.add_argument("--chapters", metavar="LIST", help="the chapters the assignment grades, e.g. 3,4 (default: all)")
+    parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy",
+                        help="the hidden checks on Gradescope: each hidden from students with Gradescope's own "
+                             "visibility and a count per chapter shown (count, the default), or each shown by name "
+                             "and verdict (names)")
     defaults = Settings()
     group = parser.add_argument_group("time limits and budgets, as ./workbook grade takes them")
     for option, field, what in LIMIT_OPTIONS:
@@ -41,7 +46,7 @@ def main(argv: list[str]) -> int:
     if min(limits.values()) < 1:
         parser.error("every time limit must be at least 1")
     args.zip.resolve().parent.mkdir(parents=True, exist_ok=True)
-    config = write_zip(args.zip.resolve(), chapters, limits)
+    config = write_zip(args.zip.resolve(), chapters, limits, hidden_policy=args.hidden_policy)
     print(f"{args.zip}: Gradescope autograder for chapters {', '.join(c.folder for c in chapters)} "
           f"(this tree at {config['commit']}). Upload it on the assignment's Configure Autograder page, "
           "with a base image whose CMake is 3.25 or newer (setup.sh stops with that message otherwise).")

@@ -15,17 +15,24 @@ the benchmarks' figures as the reference measured them (docs/prebuilt/CHAPTER/be
 
 A new or empty DIR gets a git history of its own, one commit. A DIR holding an edition (its EDITION
 file and git history, nothing uncommitted) gets one more commit holding exactly what changed in
-this tree since, with the instructor's MESSAGE: students `git pull` it, and their committed work
-in exercises/ merges with it. The benchmarks are measured again only with --measure, so that an
-erratum carries nothing but the erratum. Any other DIR is refused before anything is done.
+this tree since, with the instructor's MESSAGE: students take it with `./workbook update`, which
+keeps their work in exercises/, committed or not, byte for byte (a fix to an exercise's
+instructions merges beside their code; a fix to code they changed too is left beside their file
+as FILE.erratum.diff, to make by hand). The benchmarks are measured again only with --measure, so
+that an erratum carries nothing but the erratum. Any other DIR is refused before anything is done.
 Submissions made from the edition are graded by this tree: `./workbook grade`.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import pwd
+import re
+import stat
 import subprocess
 import time
 from pathlib import Path
+from shlex import quote
 
 from ..config import ROOT, commit
 from ..course import Chapter, all_chapters
@@ -88,16 +95,76 @@ def say_published(args, source: str, changed: str, started: float) -> None:
         ui.say("  what changed since the last release:")
         for line in changed.rstrip().splitlines():
             ui.say(f"    {line.strip()}")
-        ui.say("Publish it: push to the repository your students cloned, and tell them to run git pull --no-rebase")
-        ui.say(f"  git -C {target} push")
+        ui.say("Publish it: push to the repository your students cloned, and tell them to run ./workbook update")
+        for line in push_lines(target, branch):
+            ui.say(f"  {line}")
     else:
         files = len(tracked(target))
         ui.say(f"  first release: {files} files")
         ui.say("Publish it: push it to the repository your students will clone (a new, empty one), e.g.")
-        ui.say(f"  git -C {target} remote add origin URL")
-        ui.say(f"  git -C {target} push -u origin {branch}")
+        ui.say(f"  git -C {quote(str(target))} remote add origin URL")
+        ui.say(f"  git -C {quote(str(target))} push -u origin {branch}")
+        if os.geteuid() == 0:
+            ui.say("  As root into a folder on this machine that another user (OWNER) owns, git refuses the push "
+                   "(\"detected dubious ownership\"), and files root wrote there would lock OWNER out: push as "
+                   "OWNER, to the folder's path, once origin is added as above:")
+            ui.say(f"  runuser -u OWNER -- git -c safe.directory={quote(str(target))} -C {quote(str(target))} "
+                   f"push URL {branch}")
         ui.say(f"Later fixes: edit this tree, then ./workbook release {args.dir} -m 'what changed' adds one commit.")
     ui.say("Submissions made from it are graded here: ./workbook grade --help")
+
+
+def remote_folder(target: Path, remote: str) -> Path | None:
+    """The folder on this machine that REMOTE's push URL names; None for another machine's (ssh://,
+    https://, host:path) or no such remote."""
+    url = git("remote", "get-url", "--push", remote, cwd=target, check=False).strip()
+    if url.startswith("file://"):
+        url = url[len("file://"):]
+    elif not url or re.match(r"^[a-z][a-z0-9+.-]*://", url) or re.match(r"^[^/]+:", url):
+        return None
+    return (target / url).resolve()
+
+
+def can_reach(user: pwd.struct_passwd, path: Path) -> bool:
+    """Whether USER may enter PATH and every folder above it (their read access to the edition)."""
+    groups = set(os.getgrouplist(user.pw_name, user.pw_gid))
+    for folder in [path, *path.parents]:
+        info = folder.stat()
+        bit = (stat.S_IXUSR if info.st_uid == user.pw_uid else
+               stat.S_IXGRP if info.st_gid in groups else stat.S_IXOTH)
+        if not info.st_mode & bit:
+            return False
+    return True
+
+
+def push_lines(target: Path, branch: str) -> list[str]:
+    """How to push the erratum: `git push`, or, when the repository students clone is a folder on
+    this machine that another user owns, how to get past git's refusal ("detected dubious
+    ownership"): as root, push as its owner (root's files there would lock the owner out); as
+    anyone else, trust it with safe.directory."""
+    remote = git("config", f"branch.{branch}.remote", cwd=target, check=False).strip() or "origin"
+    folder = remote_folder(target, remote)
+    plain = [f"git -C {quote(str(target))} push {quote(remote)} {branch}"]  # with or without an upstream
+    if folder is None or not folder.exists() or folder.stat().st_uid == os.geteuid():
+        return plain
+    try:
+        owner = pwd.getpwuid(folder.stat().st_uid)
+    except KeyError:
+        return plain + [f"({folder} belongs to uid {folder.stat().st_uid}, a user this machine cannot name: push "
+                        f"as that user)"]
+    if os.geteuid() != 0:
+        return [f"{folder} ({remote}) belongs to {owner.pw_name}: git refuses to push into another user's "
+                f"repository (\"detected dubious ownership\") until you say you trust it:",
+                f"git config --global --add safe.directory {quote(str(folder))}", *plain]
+    lines = [f"{folder} ({remote}) belongs to {owner.pw_name}, not root: git refuses root's push into it (\"detected "
+             f"dubious ownership\"), and files root wrote there would lock {owner.pw_name} out. Push as "
+             f"{owner.pw_name}:",
+             f"runuser -u {owner.pw_name} -- git -c safe.directory={quote(str(target))} -C {quote(str(target))} "
+             f"push {quote(str(folder))} {branch}"]
+    if not can_reach(owner, target):
+        lines.append(f"({owner.pw_name} cannot enter {target} or a folder above it: release into a folder "
+                     f"{owner.pw_name} can read, or make it readable, first)")
+    return lines
 
 
 def write_edition(args, chapters: list[Chapter]) -> None:

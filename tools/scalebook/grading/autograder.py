@@ -30,6 +30,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from .. import config
 from ..config import ROOT, packages_for
 from ..course import Chapter, all_chapters
 
@@ -80,9 +81,7 @@ def shipped_files(root: Path = ROOT) -> list[str]:
 
 def tree_commit(root: Path = ROOT) -> str:
     """The tree's commit, and "+changes" when its tracked files differ from it (the zip holds the work tree)."""
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], cwd=root).returncode != 0
-    return (head.stdout.strip() or "unknown") + ("+changes" if dirty else "")
+    return config.commit(root, with_changes=True)
 
 
 def entry(name: str, executable: bool) -> zipfile.ZipInfo:
@@ -93,10 +92,12 @@ def entry(name: str, executable: bool) -> zipfile.ZipInfo:
     return info
 
 
-def write_zip(target: Path, chapters: list[Chapter], limits: dict[str, int], root: Path = ROOT) -> dict:
+def write_zip(target: Path, chapters: list[Chapter], limits: dict[str, int], root: Path = ROOT,
+              hidden_policy: str = "count") -> dict:
     """Writes the autograder zip at TARGET; returns its config: the chapters, LIMITS (grade's limit
-    options, by Settings field), this tree's commit."""
-    config = {"chapters": [c.folder for c in chapters], "limits": dict(limits), "commit": tree_commit(root)}
+    options, by Settings field), what students see of the hidden checks, this tree's commit."""
+    config = {"chapters": [c.folder for c in chapters], "limits": dict(limits), "commit": tree_commit(root),
+              "hidden_policy": hidden_policy}
     members = {"setup.sh": (SETUP.format(packages=" ".join(packages_for("grade")), needed=CMAKE_NEEDED).encode(), True),
                "run_autograder": (RUN.encode(), True),
                CONFIG: ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), False),
@@ -122,6 +123,7 @@ def grade_command(config: dict, out: Path, submission: Path, export: bool) -> li
     for option, field, _ in LIMIT_OPTIONS:
         if field in config["limits"]:
             command += [option, str(config["limits"][field])]
+    command += ["--show-hidden", config.get("hidden_policy", "count")]
     return command + (["--export", "gradescope"] if export else []) + [str(submission)]
 
 

@@ -28,12 +28,14 @@ SOURCE_LIMIT = 1 << 20  # what intake takes of an exercise file (intake.py)
 
 
 def object_key(step: Step, chapter: str, source: str) -> str:
-    """The cache key of SOURCE's object: every byte its compile can read. The box sees the kit (its
-    fingerprint covers the headers, the PCH's inputs, the compiler and the flags) and the chapter's
-    files of this submission (a file may #include a sibling of its folder, as in ./workbook check):
-    their names and bytes, all of them, so that an object is shared only by compiles that read
-    exactly the same bytes, never a classmate's whose sibling differs."""
-    digest = hashlib.sha256(f"{step.kit['fingerprint']}\0{chapter}\0{source}\0".encode())
+    """The cache key of SOURCE's object: every byte its compile can read. The box sees the kit's
+    headers, the precompiled header and the compiler (the chapter's compile fingerprint covers them,
+    the flags and the compile limits: grading/inputs.py) and the chapter's files of this submission
+    (a file may #include a sibling of its folder, as in ./workbook check): their names and bytes, all
+    of them. An object is shared only by compiles that read exactly the same bytes: a classmate's
+    identical file (never one whose sibling differs), or the same file in an earlier grading folder
+    (a regrade, grading/regrade.py)."""
+    digest = hashlib.sha256(f"{step.kit['keys']['compile'][chapter]}\0{chapter}\0{source}\0".encode())
     folder = step.submission / "src" / chapter
     for path in sorted(folder.iterdir()) if folder.is_dir() else []:
         data = sandbox.read_file(path, SOURCE_LIMIT + 1)

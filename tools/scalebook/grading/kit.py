@@ -18,7 +18,7 @@ from ..config import PCH_HEADERS, PCH_SECONDS, ROOT, TOOLS, Settings
 from ..course import Chapter
 from ..errors import GradingError
 from ..files import atomic_copy, write_json
-from . import sandbox
+from . import inputs, sandbox
 from .supervise import log, run_quietly
 
 NATIVE = TOOLS / "scalebook" / "grading" / "native"
@@ -122,8 +122,8 @@ def make_pch(kit: dict, kit_dir: Path, build_dir: Path, settings: Settings) -> N
         atomic_copy(kit_dir / "pch" / "pch.hpp.gch", cached)
 
 
-def copy_chapter(built: dict, chapter: Chapter, kit_dir: Path, server: str, checks_table: list[str],
-                 kit: dict) -> None:
+def copy_chapter(built: dict, chapter: Chapter, kit_dir: Path, server: str,
+                 checks_table: list[tuple[str, bool]], kit: dict) -> None:
     """One chapter's trusted checks process, worker server, headers and lib archives into the kit,
     and its rows of kit.json."""
     info = built["chapters"][chapter.folder]
@@ -141,11 +141,11 @@ def copy_chapter(built: dict, chapter: Chapter, kit_dir: Path, server: str, chec
     kit["chapters"][chapter.folder] = {"number": chapter.number, "exercises": chapter.exercises,
                                        "sources": list(chapter.sources), "server": server, "libs": libs,
                                        "functions": contract_functions(chapter)}
-    for line in checks_table:
+    for line, hidden in checks_table:
         folder, exercise, points, key, name = line.split("\t")
         if folder == chapter.folder:
             kit["checks"][key] = {"chapter": folder, "exercise": exercise, "points": int(points),
-                                  "name": name, "binary": binary}
+                                  "name": name, "binary": binary, **({"hidden": True} if hidden else {})}
 
 
 def write_settings(kit_dir: Path, settings: Settings) -> None:
@@ -183,8 +183,12 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
     server = Path(built["files"]["server"])
     shutil.copy2(server, kit_dir / "lib" / server.name)
     kit = {"compiler": os.path.realpath(built["files"]["compiler"]),  # /usr/bin/c++ goes through /etc
-           "eigen": built["files"]["eigen"], "chapters": {}, "checks": {}}
-    checks_table = (build_dir / "checks.tsv").read_text().splitlines()
+           "eigen": built["files"]["eigen"], "chapters": {}, "checks": {}, "settings": settings.as_dict()}
+    # The visible checks, then the hidden ones (the same binary runs both; see cmake/Scalebook.cmake).
+    hidden_table = build_dir / "hidden_checks.tsv"
+    checks_table = [(line, False) for line in (build_dir / "checks.tsv").read_text().splitlines()]
+    if hidden_table.exists():
+        checks_table += [(line, True) for line in hidden_table.read_text().splitlines()]
     for chapter in chapters:
         copy_chapter(built, chapter, kit_dir, server.name, checks_table, kit)
     sandbox.write_no_fork_filter(kit_dir / "nofork.bpf")
@@ -192,6 +196,52 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
     shutil.copy2(compile_native(build_dir, kit_dir.parent, "check"), kit_dir / "bin" / "grade_check")
     shutil.copy2(compile_native(build_dir, kit_dir.parent, "box"), kit_dir / "bin" / "grade_box")
     make_pch(kit, kit_dir, build_dir, settings)
+    add_keys(kit, kit_dir, build_dir, built, chapters, settings)
     kit["fingerprint"] = kit_fingerprint(kit, kit_dir)
     write_json(kit_dir / "kit.json", kit)
     return kit
+
+
+def tool_version(argv: list[str]) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return done.stdout + done.stderr
+
+
+def add_keys(kit: dict, kit_dir: Path, build_dir: Path, built: dict, chapters: list[Chapter],
+             settings: Settings) -> None:
+    """What each step's outcome depends on, as kit["keys"] (grading/inputs.py says what each covers):
+    per chapter the compile and link fingerprints, the run fingerprint, and each check's identity."""
+    digests = inputs.Digests(build_dir / "digests.json" if os.access(build_dir, os.W_OK) else None)
+    tools = inputs.tree_digest(kit_dir / "tools", lambda p: "__pycache__" in p.parts, digests)
+    mode = "whole-box cgroups" if sandbox.cgroups_possible() else "per-box namespaces"
+    values = settings.as_dict()
+    compile_common = inputs.digest(
+        "compile", tool_version([kit["compiler"], "--version"]), tools, mode,
+        inputs.tree_digest(Path(kit["eigen"]), digests=digests), inputs.tree_digest(kit_dir / "include", digests=digests),
+        (kit_dir / "pch" / "pch.hpp").read_text(),
+        inputs.settings_part(values, ("compile_seconds", "compile_budget_seconds", "limits")))
+    gold = tool_version([kit["compiler"], "-fuse-ld=gold", "-Wl,--version"]).split("\n")[0]
+    keys: dict = {"compile": {}, "link": {}, "identities": {}}
+    for chapter in chapters:
+        info = kit["chapters"][chapter.folder]
+        keys["compile"][chapter.folder] = inputs.digest(
+            compile_common, chapter.folder, str(chapter.number),
+            inputs.tree_digest(kit_dir / "chapters" / chapter.folder, digests=digests))
+        linked = [kit_dir / "serve" / f"{chapter.folder}.o", kit_dir / "lib" / info["server"],
+                  *[kit_dir / "lib" / archive for archive in info["libs"]]]
+        keys["link"][chapter.folder] = inputs.digest("link", keys["compile"][chapter.folder], gold,
+                                                     inputs.files_digest(linked, kit_dir, digests))
+        files = ["checks.cpp"] + ([chapter.hidden_checks] if chapter.hidden_checks else [])
+        identities, how = inputs.check_identities(
+            build_dir, Path(built["chapters"][chapter.folder]["checks"]), ROOT / "chapters" / chapter.folder,
+            files, ROOT, digests)
+        keys["identities"][chapter.folder] = how
+        for check in kit["checks"].values():
+            if check["chapter"] == chapter.folder:
+                check["identity"] = identities[check["name"]]
+    keys["run"] = inputs.digest("run", tools, mode, tool_version(["bwrap", "--version"]),
+                                inputs.settings_part(values, tuple(values)),
+                                inputs.files_digest([kit_dir / "bin" / "grade_check", kit_dir / "bin" / "grade_box",
+                                                     kit_dir / "nofork.bpf"], kit_dir, digests))
+    kit["keys"] = keys
+    digests.save()

@@ -143,13 +143,18 @@ def _grouped(report: dict, context: dict, details: bool = True) -> list[dict]:
     known = {c["folder"]: c for c in context.get("chapters", [])}
     exercise_info = {e["id"]: e for c in context.get("chapters", []) for e in c["exercises"]}
     chapters: dict[str, dict[str, list[dict]]] = {c: {} for c in known}
+    counted: dict[str, list[dict]] = {}   # chapter -> its hidden checks as a count (grading/hidden.py)
     for test in report.get("tests", []):
         chapter = _as_text(test.get("chapter", ""))
         exercise = _as_text(test.get("exercise", ""))
+        if test.get("hidden") is True and not exercise:
+            counted.setdefault(chapter, []).append(test)
+            chapters.setdefault(chapter, {})
+            continue
         chapters.setdefault(chapter, {}).setdefault(exercise, []).append(test)
     result = []
     for folder, exercises in chapters.items():
-        if not exercises:  # a chapter this run did not grade
+        if not exercises and folder not in counted:  # a chapter this run did not grade
             continue
         info = known.get(folder, {})
         ordered = [e["id"] for e in info.get("exercises", [])]
@@ -158,13 +163,23 @@ def _grouped(report: dict, context: dict, details: bool = True) -> list[dict]:
         for exercise in ordered:
             tests = exercises.get(exercise, [])
             rows.append(_exercise_view(exercise, tests, exercise_info.get(exercise), details))
+        hidden = counted.get(folder, [])
         result.append({"folder": visible(folder, NAME_CHARS), "anchor": f"chapter-{len(result) + 1}",
                        "title": visible(info.get("title", folder), NAME_CHARS),
                        "short": f"Ch. {info['number']}" if info else visible(folder, 40),
-                       "points": sum(_number(t.get("points")) for t in _tests_of(exercises)),
-                       "max_points": sum(_number(t.get("max_points")) for t in _tests_of(exercises)),
-                       "passed": sum(r["passed"] for r in rows), "exercises": rows})
+                       "points": sum(_number(t.get("points")) for t in [*_tests_of(exercises), *hidden]),
+                       "max_points": sum(_number(t.get("max_points")) for t in [*_tests_of(exercises), *hidden]),
+                       "passed": sum(r["passed"] for r in rows), "exercises": rows,
+                       "hidden": {"checks": sum(_count(t.get("checks")) for t in hidden),
+                                  "passed": sum(_count(t.get("passed")) for t in hidden),
+                                  "points": sum(_number(t.get("points")) for t in hidden),
+                                  "max_points": sum(_number(t.get("max_points")) for t in hidden)} if hidden else None})
     return result
+
+
+def _count(value) -> int:
+    """A count of checks; anything else (a forged report) counts as 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _tests_of(exercises: dict[str, list[dict]]) -> list[dict]:
@@ -199,7 +214,7 @@ def _exercise_view(exercise: str, tests: list[dict], info: dict | None, details:
         failures.append({"name": visible(test.get("name"), NAME_CHARS),
                          "status": visible(test.get("status"), 40),
                          "status_class": _status_class(test.get("status")),
-                         "message": visible(message)})
+                         "message": visible(message), "hidden": test.get("hidden") is True})
     hint = info.get("hint", "") if info else ""
     if not hint:  # the report's copy of the tier-1 hint, when the context has none
         hint = next((_as_text(t.get("hint")) for t in tests if t.get("hint")), "")
@@ -356,3 +371,47 @@ def write_class_page(reports: list[dict], path: Path, context: dict, analysis: d
     each name linking to students/<name>/feedback.html below it, and per exercise how many of the class
     passed all of its checks (and, with ANALYSIS, what the class got wrong)."""
     _write(path, render_class_page(reports, context, analysis))
+
+
+def render_compare_page(preview: dict, context: dict) -> str:
+    """compare.html's text for a regrade's preview (grading/regrade.py's comparison)."""
+    environment = _environment("write_compare_page")
+
+    def total(score, maximum) -> str:
+        return "-" if score is None else f"{_points(score)} / {_points(maximum)}"
+
+    changed, unchanged = [], []
+    for index, student in enumerate(preview.get("students", [])):
+        name = visible(student.get("submission"), NAME_CHARS)
+        if student.get("submission") not in preview.get("changed", []):
+            unchanged.append(name)
+            continue
+        difference = ("" if student.get("old_score") is None or student.get("new_score") is None
+                      else f"{_number(student['new_score']) - _number(student['old_score']):+g}")
+        changes = [{"kind": visible(c.get("kind"), 20), "chapter": visible(c.get("chapter"), NAME_CHARS),
+                    "check": visible(c.get("check"), NAME_CHARS), "hidden": c.get("hidden") is True,
+                    "message": visible(c.get("message"), 300, 3) if c.get("message") else "",
+                    "old_status": visible(c.get("old_status"), 40), "new_status": visible(c.get("new_status"), 40),
+                    "old_class": _status_class(c.get("old_status")), "new_class": _status_class(c.get("new_status")),
+                    "points": f"{_number(c.get('delta')):+g} (of {_points(c.get('new_max') or c.get('old_max'))})"}
+                   for c in student.get("changes", [])]
+        changed.append({"name": name, "anchor": f"student-{index + 1}", "changes": changes,
+                        "before": total(student.get("old_score"), student.get("old_max")),
+                        "after": total(student.get("new_score"), student.get("new_max")),
+                        "delta": difference, "note": visible(student.get("note"), 80)})
+    old, new = preview.get("old", {}), preview.get("new", {})
+    accepted = preview.get("accepted") or {}
+    page = dict(_page_basics({"commit": new.get("commit"), "date": preview.get("date")}, context),
+                old_dir=visible(old.get("dir"), 400), new_dir=visible(new.get("dir"), 400),
+                old_commit=visible(old.get("commit"), 80), new_commit=visible(new.get("commit"), 80),
+                accepted=visible(accepted.get("date"), 80) if accepted else "",
+                changed=changed, unchanged=unchanged, class_size=len(preview.get("students", [])),
+                work={k: _count((preview.get("work") or {}).get(k)) for k in ("reused", "checks_run", "compiled", "linked")})
+    return environment.get_template("compare.html.j2").render(page)
+
+
+def write_compare_page(preview: dict, path: Path, context: dict) -> None:
+    """Writes a regrade's preview page to `path` (DIR/compare.html): per student whose grade or a
+    verdict changed, each such check (gained, lost or changed, with points) and the totals; both
+    trees' commits."""
+    _write(path, render_compare_page(preview, context))

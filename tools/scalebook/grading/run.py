@@ -20,7 +20,8 @@ from ..files import read_json, write_json
 from ..verdicts import safe_text
 from .export import write_requested
 from .export.grades_csv import write_csv
-from .report import grade, refused_report, summary_line, write_report
+from .hidden import DEFAULT_POLICY, student_view
+from .report import grade, read_record, record_path, refused_report, summary_line, write_report
 from .supervise import CHILDREN, log
 from .tree import reports_folder
 
@@ -35,9 +36,10 @@ def pages_module():
 
 
 def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], commit: str,
-                feedback_for: list[dict], analysis: dict | None = None) -> None:
-    """DIR/students/NAME/feedback.html for each report of FEEDBACK_FOR, and DIR/index.html for the class
-    (with ANALYSIS, its section on what the class got wrong)."""
+                feedback_for: list[dict], policy: str = DEFAULT_POLICY, analysis: dict | None = None) -> None:
+    """For each record of FEEDBACK_FOR, DIR/students/NAME/feedback.html (the student's: the hidden
+    checks by POLICY) and DIR/ctest/students/NAME/feedback.html (the instructor's: every check);
+    DIR/index.html for the class (with ANALYSIS, its section on what the class got wrong)."""
     pages = pages_module()
     if pages is None:
         return
@@ -45,7 +47,10 @@ def write_pages(reports: list[dict], out_dir: Path, chapters: list[Chapter], com
         context = pages.make_context(ROOT, chapters, commit=commit)
         for report in feedback_for:
             if not report.get("refused"):
-                pages.write_feedback(report, reports_folder(out_dir, report["submission"]) / "feedback.html", context)
+                pages.write_feedback(student_view(report, policy),
+                                     reports_folder(out_dir, report["submission"]) / "feedback.html", context)
+                pages.write_feedback(report, record_path(out_dir, report["submission"]).parent / "feedback.html",
+                                     context)
         pages.write_class_page(reports, out_dir / "index.html", context, analysis)
     except Exception as error:
         log(f"grade: the pages were not written: {safe_text(str(error))}")
@@ -83,17 +88,25 @@ class Run:
         self.commit = data.get("commit", "unknown")
         self.submissions: dict[str, dict] = data.get("submissions", {})
         self.refused: list[str] = data.get("refused", [])
+        self.hidden_policy: str = data.get("hidden_policy", DEFAULT_POLICY)
+        self.compare: dict | None = data.get("compare")     # a regrade: the grading it is compared with
         self.references: list[str] = data.get("references", [])  # --similar-to: compared with the class
 
     def save(self) -> None:
         write_json(self.tree / "run.json", {"chapters": [c.folder for c in self.chapters], "commit": self.commit,
                                             "submissions": self.submissions, "refused": self.refused,
+                                            "hidden_policy": self.hidden_policy, "compare": self.compare,
                                             "references": self.references})
 
+    def earlier(self, name: str) -> dict | None:
+        """In a regrade, NAME's record in the grading compared with (its verdicts may be reused)."""
+        return read_record(Path(self.compare["dir"]), name) if self.compare else None
+
     def reports(self) -> list[dict]:
+        """The records written (DIR/ctest/students/NAME/record.json), each submission's and each refusal's."""
         found = []
         for name in [*self.submissions, *self.refused]:
-            report = read_json(reports_folder(self.out_dir, name) / "report.json")
+            report = read_record(self.out_dir, name)
             if report is not None:
                 found.append(report)
         return found
@@ -111,13 +124,14 @@ def run_task(out_dir: Path, names: list[str]) -> int:
         entry = plan.submissions[name]
         try:
             report = grade(name, plan.tree, out_dir, kit, plan.chapters, entry["sources"], entry["refused_files"],
-                           plan.commit, {}, collected=entry.get("collected"))
+                           plan.commit, {}, collected=entry.get("collected"), policy=plan.hidden_policy,
+                           earlier=plan.earlier(name))
         except Exception as error:
             failures += 1
             report = refused_report(name, f"grading failed: {error}", sum(c["points"] for c in kit["checks"].values()),
                                     plan.commit)
-            write_report(report, out_dir)
-        write_pages([report], out_dir, plan.chapters, plan.commit, [report])
+            write_report(report, out_dir, plan.hidden_policy)
+        write_pages([report], out_dir, plan.chapters, plan.commit, [report], plan.hidden_policy)
         log(summary_line(report, names.index(name) + 1, len(names)))
     return 1 if failures else 0
 
@@ -128,10 +142,10 @@ def run_merge(out_dir: Path) -> int:
     plan = Run(out_dir)
     reports = plan.reports()
     write_csv(reports, out_dir / "grades.csv", plan.chapters)
-    write_pages(reports, out_dir, plan.chapters, plan.commit, [], write_analysis(plan, reports))
+    write_pages(reports, out_dir, plan.chapters, plan.commit, [], plan.hidden_policy, write_analysis(plan, reports))
     for line in write_requested(out_dir, reports, plan.chapters):
         log(line)
-    missing = [n for n in plan.submissions if read_json(reports_folder(out_dir, n) / "report.json") is None]
+    missing = [n for n in plan.submissions if read_record(out_dir, n) is None]
     log(f"merged {len(reports)} reports into {out_dir / 'grades.csv'}" +
         (f"; no report for {', '.join(missing)} (run again with --resume)" if missing else ""))
     return 1 if missing else 0
@@ -183,7 +197,8 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(grade, name, plan.tree, out_dir, kit, chapters, plan.submissions[name]["sources"],
                                plan.submissions[name]["refused_files"], commit, hints, parallel,
-                               collected=plan.submissions[name].get("collected")): name
+                               collected=plan.submissions[name].get("collected"), policy=plan.hidden_policy,
+                               earlier=plan.earlier(name)): name
                    for name in todo}
         for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
             name = futures[future]
@@ -192,13 +207,14 @@ def run_local(plan: Run, kit: dict, reports: list[dict], todo: list[str], jobs: 
             except Exception as error:  # the grader failed for this one: one failed entry
                 failures += 1
                 report = refused_report(name, f"grading failed: {error}", maximum, commit)
-                write_report(report, out_dir)
+                write_report(report, out_dir, plan.hidden_policy)
             reports.append(report)
             write_csv(reports, out_dir / "grades.csv", chapters)
-            write_pages(reports, out_dir, chapters, commit, [report])
+            write_pages(reports, out_dir, chapters, commit, [report], plan.hidden_policy)
             log(summary_line(report, done, len(todo)))
     write_csv(reports, out_dir / "grades.csv", chapters)
-    write_pages(reports, out_dir, chapters, commit, [] if todo else reports, write_analysis(plan, reports))
+    write_pages(reports, out_dir, chapters, commit, [] if todo else reports, plan.hidden_policy,
+                write_analysis(plan, reports))
     log(f"graded {len(todo)} submissions in {time.monotonic() - started:.1f} s; {out_dir / 'grades.csv'}")
     log(f"re-run one check with: ctest --test-dir {out_dir} -R 'NAME/.*3\\.1' --output-on-failure")
     return 1 if failures else 0

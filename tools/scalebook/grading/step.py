@@ -65,9 +65,10 @@ def build(step: Step, chapter: str) -> int:
         exercises[exercise] = dict(compile_one(step, chapter, info["number"], source, out), source=source)
     exercises = {exercise: exercises[exercise] for exercise in info["exercises"]}
     compiled_at = time.monotonic()
-    # The link's outcome follows from the compile verdicts and the objects' bytes: a chapter whose
+    # The link's outcome follows from the compile verdicts, the objects' bytes and what the link
+    # fingerprint covers (the server, lib's archives, the linker: grading/inputs.py): a chapter whose
     # files are all identical to an earlier submission's takes that worker from the tree's cache.
-    digest = hashlib.sha256(f"{step.kit['fingerprint']}\0{chapter}\0".encode())
+    digest = hashlib.sha256(f"{step.kit['keys']['link'][chapter]}\0{chapter}\0".encode())
     for exercise, result in exercises.items():
         digest.update(json.dumps([exercise, result["source"], result["status"], result.get("message")]).encode())
         if result["status"] == "compiled":

@@ -35,7 +35,9 @@ def bracket(text: str) -> str:
     return f"[==[{text}]==]"
 
 
-def write_submission_tests(tree: Path, name: str, kit: dict, chapters: list[Chapter]) -> None:
+def write_submission_tests(tree: Path, name: str, kit: dict, chapters: list[Chapter], into: Path | None = None) -> None:
+    """TREE/students/NAME/CTestTestfile.cmake (or INTO/CTestTestfile.cmake: a tree's file written for the place
+    it will have, grading/regrade.py), naming every path by TREE."""
     # The compile step runs from the kit's copy of this package: -m from the kit's tools/ (its working
     # directory), and -E -s -S so that no environment variable or site folder adds to what it imports.
     step = [sys.executable, "-E", "-s", "-S", "-m", "scalebook.grading.step"]
@@ -69,7 +71,7 @@ def write_submission_tests(tree: Path, name: str, kit: dict, chapters: list[Chap
                  [check_step, "check", str(folder), chapter.folder, key, check["name"], check["exercise"], binary],
                  {"FIXTURES_REQUIRED": f"{name};{fixture};{fixture}/batch",
                   "LABELS": f"{name};{chapter.target};ex{check['exercise']}"})
-    (folder / "CTestTestfile.cmake").write_text("".join(lines))
+    (into or folder).joinpath("CTestTestfile.cmake").write_text("".join(lines))
 
 
 def write_tree(out_dir: Path, names: list[str]) -> None:

@@ -11,7 +11,8 @@ from ..config import CHECK_TIMEOUT, STATE, STUDENT_BUILD
 from ..course import Chapter
 from ..errors import BuildError
 from .. import ui
-from .build import build_checks, exercise_objects, shown
+from . import errata
+from .build import build_checks, exercise_objects, shown, track_dir
 from .run_checks import CheckResult, exercise_verdicts, explain_dependencies, registered_checks, run_checks
 
 
@@ -31,6 +32,7 @@ def check_chapter(chapter: Chapter, progress: ui.Progress | None = None,
         raise BuildError(f"chapter {chapter.number}'s checks did not build: {built.failure}\n"
                          f"(log: {shown(built.log)})")
     errors = dict(built.compile_errors)
+    errors.update(conflicted(chapter, errors))
     if built.binary is None:  # nothing linked: every exercise is down to the compile errors
         for exercise in chapter.exercises:
             errors.setdefault(exercise, built.failure or "the chapter did not link")
@@ -43,6 +45,22 @@ def check_chapter(chapter: Chapter, progress: ui.Progress | None = None,
               for e, v in verdicts.items()}
     (STATE / f"{chapter.folder}.json").write_text(json.dumps(record, indent=1))
     return record
+
+
+def conflicted(chapter: Chapter, errors: dict[str, str]) -> dict[str, str]:
+    """For each exercise that does not compile because its file holds git's conflict markers, what
+    to do next (errata.marker_message) instead of the compiler's "conflict marker in file"."""
+    found = {}
+    folder = track_dir(STUDENT_BUILD) / chapter.folder
+    for exercise in errors:
+        path = folder / chapter.source_of(exercise)
+        try:
+            lines = errata.conflict_lines(path.read_text(errors="replace"))
+        except OSError:
+            continue
+        if lines:
+            found[exercise] = errata.marker_message(shown(path), lines, errata.merging(path.parent))
+    return found
 
 
 def load_record(chapter: Chapter) -> dict:

@@ -11,6 +11,7 @@ from ..config import STATE
 from ..course import Chapter
 from .. import ui
 from .build import shown
+from .errata import pending_lines
 from .record import check_chapter, load_record
 from .run_checks import diagnosis, verdict_text
 from ..verdicts import MARK, WORDS as WHAT
@@ -50,7 +51,18 @@ def report_chapter(chapter: Chapter, record: dict, detail_lines: int) -> list[st
         if not shown_detail:
             shown_detail = True
             out += failure_lines(exercise, verdict, detail_lines)
+    out += hidden_lines(chapter)
     return out
+
+
+def hidden_lines(chapter: Chapter) -> list[str]:
+    """How many further checks of CHAPTER run only at grading (its hidden checks), if any."""
+    count = chapter.hidden_count
+    if not count:
+        return []
+    where = "the student edition does not hold them" if chapter.hidden_checks else "your copy does not hold them"
+    return [ui.dim(f"  + {count} further check{'s' if count != 1 else ''} of chapter {chapter.number} "
+                   f"run{'' if count != 1 else 's'} only when your work is graded ({where})")]
 
 
 def bar(done: int, total: int) -> str:
@@ -106,4 +118,4 @@ def check_all(chapters: list[Chapter], verbose: bool, timeout: float, limit: int
             sys.stdout.write("\033[1A\r\033[K")  # the "Checking..." line goes with its result
         if verbose:
             out += report_chapter(chapter, record, detail)
-    return out + progress_lines(chapters)
+    return out + progress_lines(chapters) + pending_lines()

@@ -2,10 +2,12 @@
 """The four LMS exports against their formats' documented fields (lms_formats.py), on a hostile class.
 
 Made-up reports (no grading: a second): a student whose messages hold a spreadsheet formula, HTML,
-terminal escapes and a bidirectional override, a refused submission, a check whose visibility says
-hidden, a roster whose names start with formula characters, a student with no report and a report
-with no student. Each export must follow its format, carry the scores and maxima of the reports and
-of the kit (not of whatever a report holds), and show a submission's text as text.
+terminal escapes and a bidirectional override, a refused submission, two hidden checks (one passed, one
+failed with a message naming its input), a roster whose names start with formula characters, a student
+with no report and a report with no student. Each export must follow its format, carry the scores and
+maxima of the reports and of the kit (not of whatever a report holds), show a submission's text as
+text, and show the hidden checks by the policy (grading/hidden.py): by policy "count" no hidden check's
+name or message reaches what a student sees, by "names" their names and verdicts but no message.
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ from tests.harness import expect, finish
 
 CH3, CH4 = "03-attention-scaling", "04-causal-masking"
 HOSTILE = "=HYPERLINK(\"http://evil\") <script>alert(1)</script> \x1b[31mred\u202eevil"
+SECRET = "the hidden input 4711 gave 0.25"          # a hidden check's message: never for a student
+HIDDEN_NAMES = ("4.1 e", "4.1 f")
 
 
 def test(name: str, chapter: str, exercise: str, status: str, points: int, maximum: int = 1, **more) -> dict:
@@ -41,7 +45,8 @@ def report(name: str, tests: list[dict], **more) -> dict:
 def make_class() -> tuple[list[dict], list[Student], dict[str, int]]:
     alice = report("alice", [test("a", CH3, "3.1", "passed", 1), test("b <i>x</i>", CH3, "3.1", "failed", 0),
                              test("c", CH3, "3.2", "passed", 2, 2), test("d", CH4, "4.1", "failed", 0, hint="<b>hint</b>"),
-                             test("e", CH4, "4.1", "passed", 1, visibility="hidden")],
+                             test("e", CH4, "4.1", "passed", 1, hidden=True),
+                             dict(test("f", CH4, "4.1", "failed", 0, hidden=True), message=SECRET)],
                     collected={"commit": "f" * 40, "commit_date": "2025-03-01T20:00:00+00:00",
                                "collected_at": "2025-03-02T00:05:00+00:00", "later_count": 2})
     bob = report("bob", [test("a", CH3, "3.1", "compile_error", 0, line=3, source_line="int x = ;")])
@@ -72,6 +77,9 @@ def main() -> int:
         write_exports(reports, out / "per", ["canvas", "moodle"], per)
         canvas_checks((out / "per" / "exports" / "canvas.csv").read_text(encoding="utf-8"), with_ids=True, per_chapter=True)
         moodle_checks((out / "per" / "exports" / "moodle.csv").read_text(encoding="utf-8"), "ID number", per_chapter=True)
+        names = Options(chapters, maxima, students, "Attention", ("87568490",), False, "email", "names")
+        write_exports(reports, out / "names", ["gradescope", "prairielearn", "moodle"], names)
+        names_checks(out / "names" / "exports", reports[0])
         options_checks(out)
     return finish("every export follows its format")
 
@@ -101,8 +109,8 @@ def gradescope_checks(folder: Path) -> None:
     expect(not problems, f"Gradescope: alice's results.json follows the format {problems[:3]}")
     expect(alice["score"] == 4.0 and sum(t["score"] for t in alice["tests"]) == 4.0,
            f"Gradescope: the score is the report's and the tests' sum ({alice['score']})")
-    expect([t["number"] for t in alice["tests"]] == ["3.1.1", "3.1.2", "3.2.1", "4.1.1", "4.1.2"],
-           "Gradescope: tests are numbered exercise.check, in order")
+    expect([t["number"] for t in alice["tests"]] == ["3.1.1", "3.1.2", "3.2.1", "4.1.1", "4.1.2", "4.1.3", "4.hidden"],
+           "Gradescope: tests are numbered exercise.check, in order, the hidden checks' count last")
     expect(all(alice.get(k) == "text" for k in ("output_format", "test_output_format", "test_name_format")),
            "Gradescope: output, test output and test names are declared plain text (no HTML or Markdown rendering)")
     failed = alice["tests"][1]
@@ -111,9 +119,17 @@ def gradescope_checks(folder: Path) -> None:
            f"Gradescope: a failed check's output is the message as safe text: {failed['output'][:90]!r}")
     hinted = alice["tests"][3]
     expect("Hint: <b>hint</b>" in hinted["output"], "Gradescope: a failed check's output carries the exercise's hint")
-    hidden = alice["tests"][4]
-    expect(hidden["visibility"] == "hidden" and "output" not in hidden and hidden["score"] == 1.0,
-           "Gradescope: a check whose report says hidden is hidden, scored, and its output not written")
+    hidden, failed_hidden, counted = alice["tests"][4], alice["tests"][5], alice["tests"][6]
+    expect(hidden["visibility"] == failed_hidden["visibility"] == "hidden" and hidden["score"] == 1.0
+           and SECRET in failed_hidden["output"],
+           "Gradescope (count): each hidden check has Gradescope's visibility hidden, its score and, for instructors, "
+           "its output")
+    student_sees = json.dumps([t for t in alice["tests"] if t["visibility"] != "hidden"]) + alice["output"]
+    expect(counted["visibility"] == "visible" and counted["score"] == counted["max_score"] == 0
+           and counted["status"] == "failed" and "2 further checks" in counted["output"] and "1 passed" in counted["output"]
+           and not any(n in student_sees for n in HIDDEN_NAMES) and SECRET not in student_sees,
+           f"Gradescope (count): a visible test without points counts the chapter's hidden checks; no hidden name or "
+           f"message in what a student sees: {counted}")
     expect("f" * 12 in alice["output"] and "2 later commit" in alice["output"],
            "Gradescope: the output names the collected commit and the later commits")
     bob = json.loads((folder / "bob" / "results.json").read_text())
@@ -128,11 +144,15 @@ def prairielearn_checks(folder: Path) -> None:
     problems = lms_formats.validate_prairielearn(text)
     expect(not problems, f"PrairieLearn: alice's results.json follows the format {problems[:3]}")
     alice = json.loads(text)
-    expect(alice["gradable"] is True and abs(alice["score"] - 4 / 6) < 1e-12,
+    expect(alice["gradable"] is True and abs(alice["score"] - 4 / 7) < 1e-12,
            f"PrairieLearn: score is points over the maximum, in [0, 1] ({alice['score']})")
     expect(all("points" in t and "max_points" in t for t in alice["tests"]), "PrairieLearn: every test has points and max_points")
-    expect("output" not in alice["tests"][4] and HOSTILE not in text,
-           "PrairieLearn: a hidden check's output is not written, and no raw hostile text is")
+    counted = alice["tests"][-1]
+    expect(len(alice["tests"]) == 5 and counted["points"] == 1 and counted["max_points"] == 2
+           and "1 of 2 passed" in counted["message"] and not any(n in text for n in HIDDEN_NAMES)
+           and SECRET not in text and HOSTILE not in text,
+           f"PrairieLearn (count): the hidden checks are one test, their points and a count; no name, no message, and "
+           f"no raw hostile text: {counted}")
     carol_text = (folder / "carol" / "results.json").read_text()
     carol = json.loads(carol_text)
     expect(not lms_formats.validate_prairielearn(carol_text) and carol["gradable"] is False and carol["format_errors"],
@@ -172,10 +192,38 @@ def moodle_checks(text: str, key: str, per_chapter: bool) -> None:
     alice = rows[1]
     expect(alice[1] == ("3" if per_chapter else "4"), f"Moodle: alice's grade {alice[1]}")
     said = " | ".join(alice[2::2])
-    expect("3.1 b &lt;i&gt;x&lt;/i&gt; (failed)" in alice[2] and "4.1 d (failed)" in said and "4.1 e" not in said,
-           f"Moodle: feedback names the checks not passed, markup as entities, no hidden check: {said[:150]!r}")
+    expect("3.1 b &lt;i&gt;x&lt;/i&gt; (failed)" in alice[2] and "4.1 d (failed)" in said
+           and not any(n in said for n in HIDDEN_NAMES) and SECRET not in said and "hidden checks: 1 of 2 passed" in said,
+           f"Moodle: feedback names the checks not passed, markup as entities, the hidden ones as a count: {said[:300]!r}")
     expect(rows[3][1] == "" and "not graded" in rows[3][2] and rows[4][1] == "" and "no submission" in rows[4][2],
            "Moodle: no grade ('' is Moodle's no grade) for a refused submission or none, with feedback saying why")
+
+
+def names_checks(folder: Path, record: dict) -> None:
+    """Policy "names": each hidden check by its name and verdict, never its message."""
+    alice = json.loads((folder / "gradescope" / "alice" / "results.json").read_text())
+    hidden = [t for t in alice["tests"] if "hidden" in t["tags"]]
+    expect(not lms_formats.validate_gradescope(alice) and [t["name"] for t in hidden] == list(HIDDEN_NAMES)
+           and all(t["visibility"] == "visible" for t in hidden) and [t["status"] for t in hidden] == ["passed", "failed"]
+           and SECRET not in json.dumps(alice),
+           f"Gradescope (names): each hidden check visible by name, status and score, no message: {hidden}")
+    text = (folder / "prairielearn" / "alice" / "results.json").read_text()
+    shown = [t for t in json.loads(text)["tests"] if t["name"] in HIDDEN_NAMES]
+    expect(not lms_formats.validate_prairielearn(text) and len(shown) == 2 and SECRET not in text
+           and shown[1]["points"] == 0 and shown[1]["max_points"] == 1,
+           f"PrairieLearn (names): the hidden checks by name and points, no message: {shown}")
+    said = (folder / "moodle.csv").read_text(encoding="utf-8")
+    expect("4.1 f (failed)" in said and SECRET not in said,
+           f"Moodle (names): feedback names the hidden check not passed, not its message")
+    from scalebook.grading.hidden import student_view
+    from scalebook.grading.export.junit import write_junit
+    for policy in ("count", "names"):
+        junit = folder / f"junit-{policy}.xml"
+        write_junit(student_view(record, policy), junit)
+        xml = junit.read_text()
+        expect(SECRET not in xml and (all(n in xml for n in HIDDEN_NAMES) if policy == "names"
+                                      else not any(n in xml for n in HIDDEN_NAMES)),
+               f"JUnit ({policy}): the hidden checks {'by name' if policy == 'names' else 'as a count'}, no message")
 
 
 if __name__ == "__main__":

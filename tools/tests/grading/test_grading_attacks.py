@@ -97,7 +97,7 @@ def grade(out: Path, submissions: list[Path], *options: str, user: int | None = 
 
 
 def reports_in(out: Path) -> dict[str, dict]:
-    return {p.parent.name: json.loads(p.read_text()) for p in out.glob("students/*/report.json")}
+    return {p.parent.name: json.loads(p.read_text()) for p in out.glob("ctest/students/*/record.json")}
 
 
 def messages(report: dict, exercise: str) -> list[str]:

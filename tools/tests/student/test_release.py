@@ -4,19 +4,28 @@
 From a scratch copy of this tree (the instructor's), `./workbook release` refuses a folder that is
 neither empty nor an edition, then writes the edition: stages shown, its path, commit and how to
 publish it at the end. The edition has no solutions, bug zoo, instructor sections, maintainers'
-tests or timing scripts; its README is written for students (the set-up, the loop with a real
-failing check, fixes by git pull, the layout) and shows the benchmarks' figures measured at
-release. As a non-root user (uid 65534 when this runs as root), following the README: git's
-safe.directory, a clone in a folder the student owns, then every `./workbook` command that the
-README and the book's pages show, each of which must run (an unsolved exercise may fail it, as
-the command says; a refusal or any other error fails the test). The book shows the stubs as
-shipped. The student commits a solved 1.1; the instructor fixes a sentence of chapter 1's page
-and a check of 1.2 and releases again with a message: one commit with exactly those two files;
-the student pulls: the work is kept, the fix is there, and `./workbook check 1` runs the fixed
-check. This tree grades a submission made from the edition. `./workbook bench 2` and `bench 7` name the
-exercise to finish first on the stubs, and with chapters 2, 3, 4 and 7 solved time the student's
-own code; CMakePresets.json's student presets configure, build and list the checks with plain
-cmake and ctest, as an editor's CMake support runs them."""
+tests or timing scripts, and no hidden check: grep finds none of their names or lines of their
+code in the edition, its prebuilt docs or anything the student's build makes of it (objects, the
+check binaries, the book), while the edition's manifests count them and `./workbook check 4` says
+how many further checks run at grading. No file of it outside tools/ names solutions/, the reference's build
+or presets, or a command it refuses; its CMakePresets.json configures the student track only. Its
+README is written for students (the set-up, the loop with a real failing check, fixes by
+./workbook update, the layout) and shows the benchmarks' figures measured at release. As root,
+the repository students clone belongs to another user: root's own push is refused, the push
+release prints (as that user) publishes the edition and each erratum. As a non-root user (uid
+65534 when this runs as root), following the README: git's safe.directory, a clone in a folder the
+student owns, `./workbook bench 7 --help` (its options, nothing built), then every `./workbook`
+command that the README and the book's pages show, each of which must run (an unsolved exercise
+may fail it, as the command says; a refusal or any other error fails the test). The book shows the
+stubs as shipped, their instructions and fence included. Errata (errata_by_update): a student with
+committed and uncommitted work takes a fix to pages, a check, instructions and the code of the
+very file being edited with `./workbook update`, and a second fix by a plain git pull that stops
+on a conflict, which check explains and update finishes; the student's code survives byte for
+byte and everything else is the instructor's. This tree grades a submission made from the
+edition. `./workbook bench 2` and `bench 7` name the exercise to finish first on the stubs, and
+with chapters 2, 3, 4 and 7 solved time the student's own code; CMakePresets.json's student
+presets configure, build and list the checks with plain cmake and ctest, as an editor's CMake
+support runs them."""
 from __future__ import annotations
 
 import html
@@ -24,6 +33,7 @@ import json
 import os
 import pwd
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,11 +41,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from scalebook.loop.errata import FENCE, INSTRUCTIONS, PATCH_SUFFIX
+from scalebook.course import all_chapters, check_names
 from tests.harness import ROOT, expect, failures, finish
+from tests.student.edition import (CHAPTER, CHECK_MARK, RENAMED, SENTENCE_MARK, STUDENT, Student, above_fence,
+                                   below_fence, commit, differing, first_erratum, missing_named, solved)
 
-STUDENT = "nobody"          # when this runs as root: the student is uid 65534
-SENTENCE_MARK = "(corrected in an erratum)"
-CHECK_MARK = "per the erratum"
 
 
 def shown_file(page: Path, name: str) -> str:
@@ -52,36 +63,6 @@ def cache_of_this_tree() -> str:
     return match.group(1) if match else str(ROOT / "build" / "ccache")
 
 
-class Student:
-    """Runs commands as the student: uid 65534 with a home of its own when this runs as root,
-    otherwise as the user running the test, with a plain PATH and no colours."""
-
-    def __init__(self, home: Path, cache: str):
-        self.home = home
-        home.mkdir(parents=True)
-        self.root = os.geteuid() == 0
-        if self.root:
-            entry = pwd.getpwnam(STUDENT)
-            os.chown(home, entry.pw_uid, entry.pw_gid)
-        (home / "tmp").mkdir()
-        self.own(home / "tmp")
-        # The instructor's compiler cache, read-only: the student's build is the same code.
-        self.env = {"HOME": str(home), "PATH": "/usr/local/bin:/usr/bin:/bin", "NO_COLOR": "1", "LANG": "C.UTF-8",
-                    "CCACHE_READONLY": "1", "CCACHE_TEMPDIR": str(home / "tmp"), "COLUMNS": "120"}
-        self.cache = cache
-
-    def own(self, path: Path) -> None:
-        if self.root:
-            entry = pwd.getpwnam(STUDENT)
-            for item in [path, *path.rglob("*")]:
-                os.lchown(item, entry.pw_uid, entry.pw_gid)
-
-    def run(self, command: list[str], cwd: Path, timeout: float = 1800) -> subprocess.CompletedProcess:
-        prefix = ["runuser", "-u", STUDENT, "--"] if self.root else []
-        return subprocess.run([*prefix, "env", "-i", *[f"{k}={v}" for k, v in self.env.items()], *command],
-                              cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-
-
 def instructor_copy(base: Path) -> Path:
     """This tree's files (as they are now) in a git repository of their own, with a reference build
     that shares this tree's compiler cache."""
@@ -95,14 +76,6 @@ def instructor_copy(base: Path) -> Path:
     subprocess.run(["cmake", "--preset", "reference", f"-DSCALEBOOK_CCACHE_DIR={cache_of_this_tree()}"],
                    cwd=copy, check=True, stdout=subprocess.DEVNULL)
     return copy
-
-
-def commit(tree: Path, message: str) -> None:
-    if not (tree / ".git").exists():
-        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=tree, check=True)
-    subprocess.run(["git", "add", "-A"], cwd=tree, check=True)
-    subprocess.run(["git", "-c", "user.name=instructor", "-c", "user.email=instructor@localhost", "commit", "-q",
-                    "-m", message], cwd=tree, check=True)
 
 
 def release(instructor: Path, edition: Path, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
@@ -218,6 +191,188 @@ def presets_work_as_an_editor_uses_them(student: Student, clone: Path) -> None:
            f"ctest's JSON test list (what CMake Tools' test explorer reads) names the {checks} checks: {len(names)}")
 
 
+def course_repository(base: Path, edition: Path, first: str) -> Path | None:
+    """As root: the repository students clone, a folder that another user (uid 65534) owns. Root's
+    own push into it is refused ("dubious ownership"); the push release prints for that case, run
+    as its owner, publishes the edition. None when this does not run as root."""
+    if os.geteuid() != 0:
+        print("note: not root; the push into a repository another user owns was not tried")
+        return None
+    expect(f"runuser -u OWNER -- git -c safe.directory={edition} -C {edition} push URL main" in first,
+           "the first release says how root pushes into a folder another user owns")
+    owner = pwd.getpwnam(STUDENT)
+    course = base / "course.git"
+    course.mkdir()
+    os.chown(course, owner.pw_uid, owner.pw_gid)
+    subprocess.run(["runuser", "-u", STUDENT, "--", "git", "init", "-q", "--bare", "-b", "main", str(course)],
+                   check=True)
+    subprocess.run(["git", "-C", str(edition), "remote", "add", "origin", str(course)], check=True)
+    refused = subprocess.run(["git", "-C", str(edition), "push", "-q", "origin", "main"], capture_output=True,
+                             text=True)
+    expect(refused.returncode != 0 and "dubious ownership" in refused.stderr,
+           f"root's own push into it is refused: {refused.stderr.strip()[-200:]}")
+    pushed = subprocess.run(shlex.split(f"runuser -u {STUDENT} -- git -c safe.directory={edition} -C {edition} "
+                                        f"push -q {course} main"), capture_output=True, text=True)
+    expect(pushed.returncode == 0 and published(course, edition),
+           f"the first release's push, run as the owner, publishes the edition {pushed.stderr[-300:]}")
+    return course
+
+
+def published(course: Path, edition: Path) -> bool:
+    """COURSE's main is the edition's last commit, and every file in COURSE still belongs to its owner."""
+    head = subprocess.run(["git", "-C", str(edition), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    theirs = subprocess.run(["git", "-c", f"safe.directory={course}", "--git-dir", str(course), "rev-parse", "main"],
+                            capture_output=True, text=True).stdout
+    owner = pwd.getpwnam(STUDENT).pw_uid
+    return head.strip() == theirs.strip() != "" and all(p.lstat().st_uid == owner for p in [course, *course.rglob("*")])
+
+
+def publish_erratum(said: str, course: Path | None, edition: Path) -> None:
+    """Runs the push that an erratum's release printed for a repository another user owns."""
+    if course is None:
+        return
+    line = next((l.strip() for l in said.splitlines() if l.strip().startswith(f"runuser -u {STUDENT} -- git")), "")
+    expect(f"-c safe.directory={edition} -C {edition} push {course} main" in line,
+           f"the erratum's release names the owner and prints the exact push: {line!r}")
+    pushed = subprocess.run(shlex.split(line), capture_output=True, text=True) if line else None
+    expect(pushed is not None and pushed.returncode == 0 and published(course, edition),
+           f"that push, run as printed, publishes the erratum {pushed.stderr[-300:] if pushed else ''}")
+
+
+def errata_by_update(student: Student, clone: Path, instructor: Path, edition: Path, mine: dict[Path, str],
+                     course: Path | None) -> None:
+    """Two releases of errata, taken as the edition's README says, by a student who has solved 1.1
+    (committed), 1.3 (not committed) and 1.2 (not committed, the file being edited). The first fixes
+    a sentence of chapter 1's page, a check of 1.2, the instructions of 1.1 and 1.3 and the code of
+    1.2's stub; `./workbook update` merges it: the instructions arrive above the fence of 1.1 and 1.3
+    with the student's code below byte for byte, 1.2 is the student's byte for byte with the
+    instructor's change beside it, every other file is the instructor's, and `./workbook check 1`
+    runs the fixed check and names the change to make by hand. The second changes 1.1's code and the
+    student takes it with a plain `git pull --no-rebase`, which stops on a conflict: check explains
+    the markers and names update, which finishes the merge with 1.1 byte for byte."""
+    folder = clone / "exercises" / CHAPTER
+    ex1, ex2, ex3 = (folder / name for name in ("ex1_fit_scaling.cpp", "ex2_apply_scaling.cpp",
+                                                "ex3_scale_train_test.cpp"))
+    theirs = instructor / "exercises" / CHAPTER
+    fixed = first_erratum(instructor)
+    commit(instructor, "a sentence, a check, two exercises' instructions and a stub's signature fixed")
+    second, seconds = release(instructor, edition, "-m", "Errata: chapter 1's page, a check of 1.2, 1.1 to 1.3's stubs")
+    print(f"--- the erratum's release took {seconds:.0f} s; its output:\n{second.stdout}{second.stderr}---")
+    changed = subprocess.run(["git", "show", "--name-only", "--format=", "HEAD"], cwd=edition,
+                             capture_output=True, text=True).stdout.split()
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=edition, capture_output=True, text=True).stdout
+    expect(second.returncode == 0 and len(log.splitlines()) == 2 and log.startswith("Errata: chapter 1"),
+           f"the erratum is one more commit with the instructor's message: {log!r}")
+    shipped = [f"docs/prebuilt/{CHAPTER}/stubs/{Path(name).name}" for name in fixed if name.startswith("exercises/")]
+    expect(sorted(changed) == sorted(fixed + shipped),
+           f"the erratum holds exactly what changed (and the book's copy of the stubs changed): {changed}")
+    expect("./workbook update" in second.stdout, "release tells the instructor to tell students ./workbook update")
+    publish_erratum(second.stdout, course, edition)
+
+    before = {path: path.read_bytes() for path in (ex1, ex2, ex3)}
+    new = {path: (edition / "exercises" / CHAPTER / path.name).read_text() for path in (ex1, ex2, ex3)}
+    updated = student.in_terminal(f"{clone / 'workbook'} update", clone)  # as the README says, in a terminal
+    said = (updated.stdout + updated.stderr).replace("\r\n", "\n")
+    print(f"--- ./workbook update (1.1 committed, 1.2 and 1.3 not; the fix changes 1.2's code):\n{said}---")
+    expect(updated.returncode == 1 and "Traceback" not in said and "Work in progress" in said,
+           f"update saves the uncommitted work, merges, and ends with status 1: a change is left to make by hand "
+           f"(status {updated.returncode})")
+    for path, what in ((ex1, "committed"), (ex3, "not committed")):
+        now = path.read_text()
+        expect(below_fence(now) == below_fence(mine[path]) and above_fence(now) == above_fence(new[path]),
+               f"{path.name} ({what}): the fixed instructions above the fence, the student's code below it, byte "
+               f"for byte")
+    expect(ex2.read_bytes() == before[ex2], f"{ex2.name}, the file being edited, whose code the fix changed: the "
+                                            f"student's, byte for byte")
+    diff = folder / f"{ex2.name}{PATCH_SUFFIX}"
+    patch = diff.read_text() if diff.exists() else ""
+    print(f"--- {diff.relative_to(clone)}:\n{patch}---")
+    expect(f"+Matrix apply_scaling([[maybe_unused]] const Matrix& x, [[maybe_unused]] {RENAMED[1]} {{"
+           in patch and str(diff.relative_to(clone)) in said, "the instructor's change to 1.2 is beside it, named")
+    others = differing(clone, student, {f"exercises/{CHAPTER}/{p.name}" for p in (ex1, ex2, ex3)})
+    expect(not others and SENTENCE_MARK in (clone / "chapters" / CHAPTER / "lesson.md").read_text(),
+           f"every other file is the instructor's new version: {others}")
+    status = student.run(["git", "status", "--porcelain"], clone).stdout
+    expect(status == f"?? exercises/{CHAPTER}/{diff.name}\n", f"nothing but the patch is left uncommitted: {status!r}")
+    check = student.run([str(clone / "workbook"), "check", "1"], clone)
+    print(f"--- ./workbook check 1 after the update:\n{check.stdout}{check.stderr}---")
+    registered = (clone / "build" / "student" / "checks.tsv").read_text()
+    expect(all(f"✓ 1.{k}" in check.stdout for k in (1, 2, 3)) and f"1.2 {CHECK_MARK} " in registered
+           and "To make by hand" in check.stdout and diff.name in check.stdout,
+           "./workbook check 1 runs the fixed check (registered by its new name), 1.1 to 1.3 pass, and it names "
+           "the change to make by hand")
+
+    # The student reads the patch (a parameter's name: nothing to change in their code), deletes it
+    # and commits as the README says; the second fix changes 1.1's code.
+    student.run(["rm", str(diff)], clone)
+    student.run(["git", "add", "exercises"], clone)
+    student.run(["git", "commit", "-q", "-m", "exercises 1.2 and 1.3"], clone)
+    committed = ex1.read_bytes()
+    stub1 = theirs / "ex1_fit_scaling.cpp"
+    stub1.write_text(stub1.read_text().replace("const Matrix& train)", "const Matrix& rows)"))
+    commit(instructor, "1.1's parameter renamed")
+    third, _ = release(instructor, edition, "-m", "Errata: 1.1's stub")
+    expect(third.returncode == 0, f"the second erratum is released {third.stderr[-300:]}")
+    publish_erratum(third.stdout, course, edition)
+    pulled = student.run(["git", "pull", "--no-rebase"], clone)  # out of habit, not as the README says
+    expect(pulled.returncode != 0 and "CONFLICT" in pulled.stdout and student.merging(clone),
+           f"a plain git pull stops on a conflict in 1.1 {pulled.stdout[-300:]}")
+    check = student.run([str(clone / "workbook"), "check", "1"], clone)
+    print(f"--- ./workbook check 1 after a git pull that stopped on a conflict:\n{check.stdout}{check.stderr}---")
+    expect(re.search(r"✗ 1\.1 .*conflict markers \(lines \d+-\d+\).*run \./workbook update", check.stdout)
+           is not None and "conflict marker in file" not in check.stdout,
+           "./workbook check 1 explains the markers in 1.1 and names the next step")
+    updated = student.run([str(clone / "workbook"), "update"], clone)
+    said = updated.stdout + updated.stderr
+    print(f"--- ./workbook update after that git pull:\n{said}---")
+    expect(ex1.read_bytes() == committed and not student.merging(clone)
+           and (folder / f"{ex1.name}{PATCH_SUFFIX}").exists() and (folder / f"{ex1.name}.conflict").exists(),
+           "update finishes the merge with 1.1 as the student had it, byte for byte, the instructor's change "
+           "and the file as git pull left it beside it")
+    others = differing(clone, student, {f"exercises/{CHAPTER}/{p.name}" for p in (ex1, ex2, ex3)})
+    expect(not others, f"every other file is the instructor's new version: {others}")
+    check = student.run([str(clone / "workbook"), "check", "1"], clone)
+    expect("✓ 1.1" in check.stdout, f"1.1 passes again: {check.stdout[-400:]}")
+
+
+def no_hidden_check(instructor: Path, edition: Path, clone: Path, student: Student) -> None:
+    """The edition holds no hidden check, by name or by code: not its tree, not the prebuilt docs, not
+    what a student's build makes of it (objects, check binaries, the book); its manifests count them
+    and ./workbook check says how many run at grading."""
+    chapters = [c for c in all_chapters(instructor) if c.hidden_checks]
+    names = [n for c in chapters for n in check_names(instructor / "chapters" / c.folder / c.hidden_checks)]
+    shipped = "\n".join(p.read_text(errors="replace") for p in instructor.rglob("*")
+                        if p.is_file() and p.suffix in (".cpp", ".hpp", ".md", ".json", ".py", ".txt")
+                        and not any(part in ("bugzoo", "build", ".git", "tests") for part in p.relative_to(instructor).parts)
+                        and not p.name.startswith("hidden_checks"))
+    code = sorted({line.strip() for c in chapters
+                   for line in (instructor / "chapters" / c.folder / c.hidden_checks).read_text().splitlines()
+                   if len(line.strip()) >= 30 and line.strip() not in shipped})
+    expect(chapters and names and len(code) >= 10,
+           f"the instructor's tree has hidden checks to look for: {len(names)} names, {len(code)} lines of their own code")
+    patterns = clone.parent / "hidden-patterns.txt"
+    patterns.write_text("\n".join([*names, *code]) + "\n")
+    found_in_instructor = subprocess.run(["grep", "-rlaF", "-f", str(patterns), str(instructor / "chapters")],
+                                         capture_output=True, text=True).stdout.split()
+    expect(any(Path(f).name.startswith("hidden_checks") for f in found_in_instructor),
+           "the search finds the hidden checks where they are (the instructor's tree)")
+    leaked = subprocess.run(["grep", "-rlaF", "-f", str(patterns), str(edition), str(clone)],
+                            capture_output=True, text=True).stdout.split()
+    built = sum(1 for p in (clone / "build").rglob("*") if p.is_file())
+    expect(not leaked and built > 100,
+           f"the edition, its prebuilt docs and the student's build ({built} files: objects, binaries, the book) "
+           f"hold no hidden check's name or code: {leaked[:5]}")
+    for chapter in chapters:
+        manifest = json.loads((edition / "chapters" / chapter.folder / "chapter.json").read_text())
+        expect("hidden_checks" not in manifest and manifest.get("hidden_count") == chapter.hidden_count,
+               f"{chapter.folder}'s manifest in the edition counts its hidden checks ({manifest.get('hidden_count')}) "
+               "and names no file")
+        check = student.run([str(clone / "workbook"), "check", str(chapter.number)], clone)
+        expect(f"{chapter.hidden_count} further check" in check.stdout and "run only when your work is graded" in check.stdout,
+               f"./workbook check {chapter.number} in the edition says how many further checks run at grading: "
+               f"{check.stdout[-400:]}")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="scalebook-release-") as temp:
         base = Path(temp)
@@ -247,8 +402,10 @@ def main() -> int:
             expect(word not in readme, f"the edition's README does not mention {word!r}")
         expect(re.search(r"@[A-Z_]+@", readme) is None, "release filled in every part of the README")
         expect("✗ 1.1" in readme and "not implemented" in readme, "the README shows a real failing check")
-        expect("git pull --no-rebase" in readme and "safe.directory" in readme and "conflict" in readme,
-               "the README explains fixes by git pull, conflicts and safe.directory")
+        expect("./workbook update" in readme and FENCE in readme and PATCH_SUFFIX in readme
+               and "safe.directory" in readme and "CONFLICT" in readme,
+               "the README explains fixes by ./workbook update, the fence, a change to make by hand, a git pull's "
+               "conflict and safe.directory")
         expect("measured at release" in readme and "ch07_bench" not in readme.split("## Benchmarks")[0],
                "the README shows the benchmarks' figures, labelled as measured at release")
         expect(not (edition / "solutions").exists() and not any(edition.glob("chapters/*/bugzoo"))
@@ -257,9 +414,14 @@ def main() -> int:
                "the edition has no solutions, bug zoo, maintainers' tests or timing scripts")
         expect(not any("\\if instructor" in p.read_text() for p in edition.glob("chapters/*/lesson.md")),
                "the edition's pages have no instructor sections")
-        pages = "\n".join(p.read_text() for p in [*edition.glob("chapters/*/lesson.md"), edition / "README.md"])
-        for dead in ("build/reference", "--reference", "solutions/", "--preset reference"):
-            expect(dead not in pages, f"no page of the edition names {dead!r}")
+        named = missing_named(edition)
+        expect(not named, "no file of the edition (pages, headers, stubs, the book's sources, build files; tools/ "
+                          "is the command that refuses) names solutions/, the reference's build or presets, or a "
+                          "command the edition refuses" + "".join(f"\n    {line}" for line in named[:20]))
+        presets = json.loads((edition / "CMakePresets.json").read_text())
+        expect([p["name"] for p in presets["configurePresets"] if not p.get("hidden")] == ["student"],
+               "the edition's CMakePresets.json configures only the student track")
+        course = course_repository(base, edition, first.stdout)
 
         student = Student(base / "home", cache_of_this_tree())
         clone = student.home / "scalebook"
@@ -275,6 +437,12 @@ def main() -> int:
             student.run(["git", "config", "--global", *setting], student.home)
         configured = student.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={student.cache}"], clone)
         expect(configured.returncode == 0, f"the student's build configures {configured.stderr[-300:]}")
+        helped = student.run([str(clone / "workbook"), "bench", "7", "--help"], clone)
+        expect(helped.returncode == 0 and "--repetitions N" in helped.stdout and "Measured at release" not in
+               helped.stdout and "Building" not in helped.stdout
+               and not (clone / "build" / "student" / "chapters" / "07-under-the-hood" / "ch07_bench").exists(),
+               f"./workbook bench 7 --help shows its options, without the release figures or a build: "
+               f"{helped.stdout[-300:]}{helped.stderr[-300:]}")
 
         commands = shown_commands(clone)
         print(f"the `./workbook` commands the README and the pages show ({len(commands)}):")
@@ -300,17 +468,23 @@ def main() -> int:
         benches_time_the_students_code(student, clone, instructor)
         presets_work_as_an_editor_uses_them(student, clone)
 
-        # The book shows the stubs as shipped, whatever the student's exercises/ hold.
-        solved = clone / "exercises" / "01-feature-scaling" / "ex1_fit_scaling.cpp"
-        solution = (instructor / "solutions" / "01-feature-scaling" / "ex1_fit_scaling.cpp").read_text()
-        solved.write_text(solution)
-        student.own(solved)
-        os.utime(clone / "chapters" / "01-feature-scaling" / "lesson.md")
+        # The book shows the stubs as shipped, whatever the student's exercises/ hold. The student
+        # solves 1.1 as the README says: code below the fence, the instructions left as they are.
+        folder = clone / "exercises" / CHAPTER
+        ex1, ex2, ex3 = (folder / name for name in ("ex1_fit_scaling.cpp", "ex2_apply_scaling.cpp",
+                                                    "ex3_scale_train_test.cpp"))
+        mine = {path: solved(path.read_text(), CHAPTER, path.name) for path in (ex1, ex2, ex3)}
+        ex1.write_text(mine[ex1])
+        student.own(ex1)
+        os.utime(clone / "chapters" / CHAPTER / "lesson.md")
         rebuilt = student.run([str(clone / "workbook")], clone)
         page = clone / "build" / "student" / "docs" / "html" / "ch01.html"
-        stub = shown_file(page, "exercises/01-feature-scaling/ex1_fit_scaling.cpp")
-        expect(rebuilt.returncode == 0 and 'not_implemented("1.1"' in stub,
-               f"the edition's book shows 1.1's stub as shipped, not the student's code {rebuilt.stderr[-300:]}")
+        stub = shown_file(page, f"exercises/{CHAPTER}/ex1_fit_scaling.cpp")
+        expect(rebuilt.returncode == 0 and 'not_implemented("1.1"' in stub and INSTRUCTIONS in stub
+               and FENCE in stub and "population" in stub,
+               f"the edition's book shows 1.1's stub as shipped, its instructions and the fence, not the student's "
+               f"code {rebuilt.stderr[-300:]}")
+        no_hidden_check(instructor, edition, clone, student)
         # The edition's book in a browser, as its readers get it (every book page at a phone's
         # width: it says nothing of solutions and shows none), when this machine has the browser.
         browser_check = ROOT / "docs" / "tests" / "check_docs_in_browser.py"
@@ -326,32 +500,12 @@ def main() -> int:
         expect("✓ 1.1" in check.stdout, f"in the edition, a solved 1.1 passes its checks {check.stdout[-600:]}")
         committed = student.run(["git", "commit", "-q", "-am", "exercise 1.1"], clone)
         expect(committed.returncode == 0, f"the student commits their work {committed.stderr[-300:]}")
+        # Then solves 1.3 and 1.2 without committing: 1.2 is the file still being edited.
+        for path in (ex3, ex2):
+            path.write_text(mine[path])
+            student.own(path)
 
-        # Errata: a sentence of chapter 1's page and a check of 1.2, fixed in the instructor's tree.
-        lesson = instructor / "chapters" / "01-feature-scaling" / "lesson.md"
-        text = lesson.read_text()
-        paragraph = next(line for line in text.splitlines() if line.endswith(".") and len(line) > 40)
-        lesson.write_text(text.replace(paragraph, f"{paragraph} {SENTENCE_MARK}", 1))
-        checks = instructor / "chapters" / "01-feature-scaling" / "checks.cpp"
-        checks.write_text(checks.read_text().replace('TEST_CASE("1.2 ', f'TEST_CASE("1.2 {CHECK_MARK} ', 1))
-        commit(instructor, "a sentence and a check fixed")
-        second, seconds = release(instructor, edition, "-m", "Errata: chapter 1's page and a check of 1.2")
-        print(f"--- the erratum's release took {seconds:.0f} s; its output:\n{second.stdout}{second.stderr}---")
-        changed = subprocess.run(["git", "show", "--name-only", "--format=", "HEAD"], cwd=edition,
-                                 capture_output=True, text=True).stdout.split()
-        log = subprocess.run(["git", "log", "--format=%s"], cwd=edition, capture_output=True, text=True).stdout
-        expect(second.returncode == 0 and len(log.splitlines()) == 2 and log.startswith("Errata: chapter 1"),
-               f"the erratum is one more commit with the instructor's message: {log!r}")
-        expect(sorted(changed) == ["chapters/01-feature-scaling/checks.cpp", "chapters/01-feature-scaling/lesson.md"],
-               f"the erratum holds exactly what changed: {changed}")
-        pulled = student.run(["git", "pull", "--no-rebase"], clone)  # as the README says
-        expect(pulled.returncode == 0, f"the student pulls the erratum {pulled.stdout[-300:]}{pulled.stderr[-300:]}")
-        expect(solved.read_text() == solution, "the student's committed 1.1 is kept")
-        expect(SENTENCE_MARK in (clone / "chapters" / "01-feature-scaling" / "lesson.md").read_text(),
-               "the fixed sentence is in the student's copy")
-        check = student.run([str(clone / "workbook"), "check", "1"], clone)
-        expect("✓ 1.1" in check.stdout and CHECK_MARK in check.stdout,
-               f"./workbook check 1 runs the fixed check: {check.stdout[-600:]}{check.stderr[-300:]}")
+        errata_by_update(student, clone, instructor, edition, mine, course)
 
         refused = student.run([str(clone / "workbook"), "run", "3", "--reference"], clone)
         expect(refused.returncode == 2 and "not part of the student edition" in refused.stderr,
@@ -365,9 +519,9 @@ def main() -> int:
                                  str(submission)], capture_output=True, text=True)
         print(graded.stdout[-500:])
         report = json.loads((grades / "students" / "alice" / "report.json").read_text())
-        points_11 = sum(t["max_points"] for t in report["tests"] if t["exercise"] == "1.1")
-        expect(report["score"] == points_11 and points_11 > 0,
-               f"this tree grades the edition's submission: {report['score']} = 1.1's {points_11} points")
+        solved_points = sum(t["max_points"] for t in report["tests"] if t["exercise"] in ("1.1", "1.2", "1.3"))
+        expect(report["score"] == solved_points and solved_points > 0,
+               f"this tree grades the edition's submission: {report['score']} = 1.1 to 1.3's {solved_points} points")
     return finish("every release expectation holds")
 
 

@@ -18,8 +18,9 @@ REQUEST = "exports.json"    # DIR/ctest/exports.json: what this run was asked to
 
 def write_exports(reports: list[dict], out_dir: Path, formats: list[str], options) -> list[str]:
     """DIR/exports/gradescope/NAME/results.json, DIR/exports/prairielearn/NAME/results.json,
-    DIR/exports/canvas.csv, DIR/exports/moodle.csv for the FORMATS asked. Returns a line per thing
-    written and per report left out of a gradebook (no roster student has it)."""
+    DIR/exports/canvas.csv, DIR/exports/moodle.csv for the FORMATS asked, from the records (REPORTS),
+    each showing the hidden checks as options.hidden_policy says (grading/hidden.py). Returns a line
+    per thing written and per report left out of a gradebook (no roster student has it)."""
     from . import canvas, gradescope, moodle, prairielearn
     folder = out_dir / EXPORTS
     folder.mkdir(parents=True, exist_ok=True)
@@ -59,6 +60,7 @@ def write_requested(out_dir: Path, reports: list[dict], chapters) -> list[str]:
     for check in kit["checks"].values():
         maxima[check["chapter"]] = maxima.get(check["chapter"], 0) + check["points"]
     students = read_roster(Path(request["roster"]), deadlines=False)[0] if request.get("roster") else []
+    policy = (read_json(out_dir / "ctest" / "run.json") or {}).get("hidden_policy", "count")
     options = Options(chapters, maxima, students, request["assignment"], tuple(request["assignment_ids"]),
-                      request["per_chapter"], request["moodle_key"])
+                      request["per_chapter"], request["moodle_key"], policy)
     return write_exports(reports, out_dir, request["formats"], options)

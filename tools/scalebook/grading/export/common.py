@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ...course import Chapter
 from ...verdicts import safe_text
+from ..hidden import student_view
 from ..roster import Student
 
 
@@ -23,6 +24,7 @@ class Options(NamedTuple):
     assignment_ids: tuple[str, ...] = () # Canvas ids: one, or one per chapter with per_chapter
     per_chapter: bool = False            # one column per chapter, or one total
     moodle_key: str = "email"            # email or idnumber: how Moodle finds the student
+    hidden_policy: str = "count"         # what a student sees of the hidden checks (grading/hidden.py)
 
 
 class Column(NamedTuple):
@@ -71,23 +73,28 @@ def provenance(report: dict) -> str:
 
 
 def feedback(report: dict | None, chapter: str | None, limit: int = 2000) -> str:
-    """One cell of feedback for a gradebook: points, the checks that did not pass, provenance."""
+    """One cell of feedback for a gradebook: points, the checks that did not pass, provenance (REPORT
+    as its student may see it: views())."""
     if report is None:
         return "no submission graded"
     if report.get("refused"):
         return safe_text(f"not graded: {report['refused']}", limit)
     tests = [t for t in report["tests"] if chapter is None or t["chapter"] == chapter]
     maximum = sum(t["max_points"] for t in tests)
-    lost = [f"{t['name']} ({t['status']})" for t in tests if t["points"] < t["max_points"] and shown(t)]
+    lost = [f"{t['name']} ({t['status']})" for t in tests if t["points"] < t["max_points"]]
     text = f"{number(points(report, chapter))}/{maximum} points. " + (
         f"Not passed: {'; '.join(lost)}. " if lost else "") + provenance(report) + "."
     return safe_text(text, limit)
 
 
 def shown(test: dict) -> bool:
-    """Whether a check's name and message may be shown to the student: a check whose report entry
-    says "visibility" other than "visible" (a hidden check) is counted but not described."""
-    return test.get("visibility", "visible") == "visible"
+    """Whether a check's message may be shown to the student: not a hidden check's (grading/hidden.py)."""
+    return not test.get("hidden")
+
+
+def views(reports: list[dict], options: Options) -> list[dict]:
+    """The records as their students may see them, by the run's policy for the hidden checks."""
+    return [student_view(r, options.hidden_policy) for r in reports]
 
 
 def joined(reports: list[dict], students: list[Student]) -> tuple[list[tuple[Student, dict | None]], list[str]]:

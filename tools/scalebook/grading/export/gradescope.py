@@ -9,12 +9,18 @@ import json
 from pathlib import Path
 
 from ...files import atomic_write
-from .common import Options, number, provenance, shown
+from ..hidden import WITHHELD, student_view
+from .common import Options, number, provenance
 
 
 def results(report: dict, options: Options | None = None) -> dict:
-    """REPORT as Gradescope's results.json: score, execution_time, output, the text formats, and a
-    test per check (name, number, score, max_score, status, output, visibility, tags)."""
+    """REPORT (a record) as Gradescope's results.json: score, execution_time, output, the text formats,
+    and a test per check (name, number, score, max_score, status, output, visibility, tags). The hidden
+    checks, by the run's policy (grading/hidden.py): "names", each visible with its name, status and
+    points, its output withheld; "count", each with Gradescope's visibility "hidden" (its whole output
+    for instructors; Gradescope shows a student no hidden test, nor the total while one is hidden), and
+    per chapter one visible test without points saying how many ran and passed."""
+    policy = options.hidden_policy if options else "count"
     base = {"execution_time": report.get("seconds", 0), "output_format": "text", "test_output_format": "text",
             "test_name_format": "text", "stdout_visibility": "hidden",
             "extra_data": {"submission": report["submission"], "grader_commit": report.get("commit"),
@@ -25,12 +31,15 @@ def results(report: dict, options: Options | None = None) -> dict:
     for test in report["tests"]:
         counters[test["exercise"]] = counters.get(test["exercise"], 0) + 1
         passed = test["status"] == "passed"
-        visibility = test.get("visibility", "visible")
+        hidden = bool(test.get("hidden"))
         entry = {"name": test["name"], "number": f"{test['exercise']}.{counters[test['exercise']]}",
                  "score": float(test["points"]), "max_score": float(test["max_points"]),
-                 "status": "passed" if passed else "failed", "visibility": visibility,
-                 "tags": [test["chapter"], f"ex{test['exercise']}", test["status"]]}
-        if shown(test):
+                 "status": "passed" if passed else "failed",
+                 "visibility": "hidden" if hidden and policy == "count" else "visible",
+                 "tags": [test["chapter"], f"ex{test['exercise']}", test["status"], *(["hidden"] if hidden else [])]}
+        if hidden and policy == "names":
+            entry["output"] = WITHHELD
+        else:
             lines = [f"{test['status']}: {test['message']}" if test["message"] else test["status"]]
             if test.get("line"):
                 lines.append(f"{test['file']}:{test['line']}: {test.get('source_line', '')}")
@@ -38,6 +47,15 @@ def results(report: dict, options: Options | None = None) -> dict:
                 lines.append(f"Hint: {test['hint']}")
             entry["output"] = "\n".join(lines)
         tests.append(entry)
+    if policy == "count":
+        for counted in (t for t in student_view(report, "count")["tests"] if t.get("hidden")):
+            chapter_number = counted["chapter"].split("-", 1)[0].lstrip("0") or "0"
+            tests.append({"name": counted["name"], "number": f"{chapter_number}.hidden", "score": 0.0, "max_score": 0.0,
+                          "status": counted["status"], "visibility": "visible",
+                          "tags": [counted["chapter"], "hidden"],
+                          "output": f"{counted['checks']} further checks of {counted['chapter']} ran at grading "
+                                    f"(hidden checks): {counted['passed']} passed, {number(counted['points'])} of "
+                                    f"{number(counted['max_points'])} points, counted in the score."})
     output = (f"{number(report['score'])}/{report['max_score']} points; {provenance(report)}. "
               "Each check below says what it found; the first hint of a failed exercise follows its message.")
     return {"score": float(report["score"]), **base, "output": output, "tests": tests}

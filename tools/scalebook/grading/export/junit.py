@@ -18,7 +18,8 @@ def write_junit(report: dict, path: Path) -> None:
     ET.SubElement(properties, "property", name="score", value=str(report["score"]))
     ET.SubElement(properties, "property", name="max_score", value=str(report["max_score"]))
     for test in report["tests"]:
-        case = ET.SubElement(suite, "testcase", classname=f"{test['chapter']}.{test['exercise']}",
+        # A chapter's hidden checks shown as a count (grading/hidden.py) have no exercise.
+        case = ET.SubElement(suite, "testcase", classname=f"{test['chapter']}.{test['exercise'] or 'hidden'}",
                              name=test["name"])
         case_properties = ET.SubElement(case, "properties")
         ET.SubElement(case_properties, "property", name="points", value=str(test["points"]))

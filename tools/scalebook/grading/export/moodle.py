@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from .common import Options, columns, feedback, graded, joined, number, points, write_rows
+from .common import Options, columns, feedback, graded, joined, number, points, views, write_rows
 from .grades_csv import safe_cell
 
 KEYS = {"email": "Email address", "idnumber": "ID number"}
@@ -23,7 +23,7 @@ KEYS = {"email": "Email address", "idnumber": "ID number"}
 def write(reports: list[dict], path: Path, options: Options) -> list[str]:
     """Writes PATH; returns the names of reports no roster student has (left out)."""
     grade_columns = columns(options, with_ids=False)
-    pairs, unmatched = joined(reports, options.students)
+    pairs, unmatched = joined(views(reports, options), options.students)  # the feedback: the students
     header = [KEYS[options.moodle_key]]
     for column in grade_columns:
         header += [safe_cell(column.header), safe_cell(f"{column.header} (feedback)")]

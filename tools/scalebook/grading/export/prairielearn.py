@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from ...files import atomic_write
-from .common import Options, number, provenance, shown
+from .common import Options, number, provenance, shown, views
 
 SIZE_LIMIT = 1 << 20        # PrairieLearn's limit for results.json
 
@@ -23,7 +23,10 @@ def results(report: dict, options: Options | None = None) -> dict:
     for test in report["tests"]:
         entry = {"name": test["name"], "description": f"exercise {test['exercise']} ({test['chapter']})",
                  "points": test["points"], "max_points": test["max_points"]}
-        if shown(test):
+        if test.get("hidden") and not test["exercise"]:  # the hidden checks of a chapter, counted
+            entry["description"] = f"hidden checks of {test['chapter']}"
+            entry["message"] = test["name"]
+        elif shown(test):
             entry["message"] = test["status"] if test["status"] == "passed" else f"{test['status']}: {test['message']}"
             output = [test["message"]] if test["message"] else []
             if test.get("line"):
@@ -32,7 +35,7 @@ def results(report: dict, options: Options | None = None) -> dict:
                 output.append(f"Hint: {test['hint']}")
             entry["output"] = "\n".join(output)
         else:
-            entry["message"] = "a check whose details are not shown"
+            entry["message"] = f"{test['status']}: {test['message']}"
         tests.append(entry)
     maximum = report["max_score"]
     return {"gradable": True, "score": report["score"] / maximum if maximum else 0.0,
@@ -41,10 +44,11 @@ def results(report: dict, options: Options | None = None) -> dict:
 
 
 def write(reports: list[dict], folder: Path, options: Options) -> list[Path]:
-    """FOLDER/NAME/results.json for each report; one larger than PrairieLearn's 1 MB keeps the score
-    and drops the tests' output."""
+    """FOLDER/NAME/results.json for each record, as its student may see it (PrairieLearn shows every
+    test to the student: the hidden checks by the run's policy); one larger than PrairieLearn's 1 MB
+    keeps the score and drops the tests' output."""
     written = []
-    for report in reports:
+    for report in views(reports, options):
         data = results(report, options)
         text = json.dumps(data, indent=1, ensure_ascii=True) + "\n"
         if len(text) > SIZE_LIMIT:

@@ -1,0 +1,332 @@
+"""A regrade after an erratum: graded into a new folder, previewed, and accepted as a whole or not at all.
+
+    ./workbook grade --compare OLD_DIR --out NEW_DIR [options] SUBMISSION...
+    ./workbook grade --accept NEW_DIR --into OLD_DIR
+
+--compare grades the submissions into NEW_DIR with this tree as it is now (after the erratum), and
+reads OLD_DIR, never writes it: NEW_DIR's object cache starts with OLD_DIR's objects (hard links; a
+cached object's key covers every byte its compile read, grading/compile.py), and every check whose
+verdict key (grading/inputs.py: the submission's files of its chapter, the compile, link and run
+fingerprints, the check's identity) is in the submission's old record keeps that verdict and is not
+run (grading/report.py). Then it shows, per student, every check whose verdict or points changed and
+the totals, on the terminal and in NEW_DIR/compare.html, and keeps the comparison in
+NEW_DIR/compare.json with both trees' commits and a digest of every old record.
+
+--accept checks that the preview is complete (every submission of its plan has a record, no grading
+runs in either folder) and still describes OLD_DIR (no record there changed since), makes NEW_DIR's
+CTest files name OLD_DIR's path, and exchanges the two folders in one step (renameat2's
+RENAME_EXCHANGE: at every moment OLD_DIR holds one complete set of grades). The old set is kept beside
+it, as OLD_DIR.replaced-DATE.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import datetime
+import errno
+import fcntl
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+from ..config import ROOT
+from ..errors import UsageError
+from ..files import read_json, write_json
+from ..verdicts import safe_text
+from .report import RECORD, read_record
+from .supervise import log
+from .tree import STUDENTS, tests_folder
+
+LOCK = ".grading.lock"          # DIR/ctest/.grading.lock: held while a grading run writes DIR
+COMPARISON = "compare.json"     # NEW_DIR/compare.json: the preview
+PAGE = "compare.html"           # NEW_DIR/compare.html: the preview's page
+RENAME_EXCHANGE = 2             # linux/fs.h
+AT_FDCWD = -100
+
+
+def is_grading_folder(folder: Path) -> bool:
+    return (folder / "ctest" / "run.json").is_file()
+
+
+def compare_refusal(old: Path, new: Path) -> str:
+    """Why OLD (an earlier grading folder) cannot be compared with a regrade into NEW, or ""."""
+    if not is_grading_folder(old):
+        return f"{old} is not a grading folder (./workbook grade --out writes one: it has ctest/run.json)"
+    if new == old or old in new.parents or new in old.parents:
+        return f"the regrade goes into a folder of its own (--out), not into or around {old}"
+    if new.exists() and any(new.iterdir()):
+        earlier = read_json(new / COMPARISON) or {}
+        if earlier.get("old", {}).get("dir") != str(old):
+            return f"--out {new} is not empty and is not a preview of {old}: give a new folder"
+    return ""
+
+
+@contextlib.contextmanager
+def grading_lock(out_dir: Path):
+    """Held while a grading run writes OUT_DIR, so that --accept never moves a folder being written."""
+    (out_dir / "ctest").mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "ctest" / LOCK, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"another grading run is writing {out_dir}; wait for it to end") from None
+        yield
+
+
+def busy(folder: Path) -> bool:
+    path = folder / "ctest" / LOCK
+    if not path.exists():
+        return False
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    return False
+
+
+def record_digests(folder: Path) -> dict[str, str]:
+    """Submission -> sha256 of its record, for every record in FOLDER."""
+    found = {}
+    for path in sorted((folder / "ctest" / STUDENTS).glob(f"*/{RECORD}")):
+        found[path.parent.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def seed_objects(old: Path, new: Path) -> int:
+    """OLD's object cache into NEW's (hard links where the filesystem allows, else copies): a file's
+    object is reused only under the key of exactly the bytes its compile read. Returns the count."""
+    source, target = old / "ctest" / "objects", new / "ctest" / "objects"
+    target.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for path in source.glob("*") if source.is_dir() else []:
+        if path.suffix in (".lock", ".part") or ".part" in path.name or not path.is_file() or path.is_symlink():
+            continue
+        copy = target / path.name
+        if copy.exists():
+            continue
+        try:
+            os.link(path, copy)
+        except OSError:
+            shutil.copy2(path, copy)
+        count += 1
+    return count
+
+
+def start(old: Path, new: Path) -> dict:
+    """The regrade's plan entry: the grading compared with (its folder, its tree's commit, its records'
+    digests), its object cache seeded into NEW."""
+    plan = read_json(old / "ctest" / "run.json") or {}
+    seeded = seed_objects(old, new)
+    log(f"Regrade: comparing with {old} (graded with the tree at {plan.get('commit', 'unknown')}); "
+        f"{seeded} compiled objects and workers taken from its cache")
+    return {"dir": str(old), "commit": plan.get("commit", "unknown"), "records": record_digests(old)}
+
+
+# --- the comparison ----------------------------------------------------------------------------------
+
+def verdict_changes(old: dict | None, new: dict | None) -> list[dict]:
+    """Every check whose status, points or maximum differ between two records of one submission (a
+    check only one of them has counts as changed from or to "absent")."""
+    before = {(t["chapter"], t["name"]): t for t in (old or {}).get("tests", [])}
+    after = {(t["chapter"], t["name"]): t for t in (new or {}).get("tests", [])}
+    changes = []
+    for key in sorted(set(before) | set(after), key=lambda k: (k[0], k[1])):
+        was, now = before.get(key), after.get(key)
+        summary = [(t["status"], t["points"], t["max_points"]) if t else None for t in (was, now)]
+        if summary[0] == summary[1]:
+            continue
+        delta = (now["points"] if now else 0) - (was["points"] if was else 0)
+        changes.append({"chapter": key[0], "check": key[1], "exercise": (now or was)["exercise"],
+                        "hidden": bool((now or was).get("hidden")),
+                        "old_status": was["status"] if was else "absent",
+                        "new_status": now["status"] if now else "absent",
+                        "old_points": was["points"] if was else 0, "new_points": now["points"] if now else 0,
+                        "old_max": was["max_points"] if was else 0, "new_max": now["max_points"] if now else 0,
+                        "delta": delta, "kind": "gained" if delta > 0 else "lost" if delta < 0 else "changed",
+                        "message": safe_text(now["message"], 300) if now and now["status"] != "passed" else ""})
+    return changes
+
+
+def comparison(plan) -> dict:
+    """The preview of a regrade (PLAN: its grading run): per submission, the checks whose verdict
+    changed and the totals before and after; the work the regrade did and what it reused."""
+    old_dir = Path(plan.compare["dir"])
+    names = sorted(set(plan.submissions) | set(plan.refused) | set(plan.compare["records"]))
+    students, work = [], {"compiled": 0, "linked": 0, "checks_run": 0, "reused": 0}
+    for name in names:
+        old, new = read_record(old_dir, name), read_record(plan.out_dir, name)
+        for key in work:
+            work[key] += ((new or {}).get("work") or {}).get(key, 0)
+        changes = verdict_changes(old, new)
+        entry = {"submission": name, "old_score": old["score"] if old else None,
+                 "old_max": old["max_score"] if old else None, "new_score": new["score"] if new else None,
+                 "new_max": new["max_score"] if new else None, "changes": changes,
+                 "note": "graded only before" if new is None else "graded only now" if old is None else
+                 "refused now" if new.get("refused") and not (old or {}).get("refused") else ""}
+        students.append(entry)
+    changed = [s for s in students if s["changes"] or s["note"] or s["old_score"] != s["new_score"]
+               or s["old_max"] != s["new_max"]]
+    return {"old": {"dir": str(old_dir), "commit": plan.compare["commit"]},
+            "new": {"dir": str(plan.out_dir), "commit": plan.commit},
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "records": plan.compare["records"], "students": students,
+            "changed": [s["submission"] for s in changed], "work": work}
+
+
+def points(value) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+def terminal_lines(preview: dict) -> list[str]:
+    """The preview as the terminal shows it: each student whose grade or a verdict changed, with
+    every such check; the unchanged counted; both commits; what was reused and run."""
+    old, new = preview["old"], preview["new"]
+    lines = [f"Regrade preview: the tree at {new['commit']} against {old['dir']} (graded at {old['commit']})"]
+    for student in preview["students"]:
+        if student["submission"] not in preview["changed"]:
+            continue
+        delta = ""
+        if student["old_score"] is not None and student["new_score"] is not None:
+            difference = student["new_score"] - student["old_score"]
+            delta = f" ({difference:+g})" if difference else " (same total)"
+        note = f" [{student['note']}]" if student["note"] else ""
+        lines.append(f"  {safe_text(student['submission'], 70)}: {points(student['old_score'])}/"
+                     f"{points(student['old_max'])} -> {points(student['new_score'])}/{points(student['new_max'])}"
+                     f"{delta}{note}")
+        for change in student["changes"]:
+            hidden = " [hidden]" if change["hidden"] else ""
+            lines.append(f"    {change['kind']:<7} {change['chapter']}/{change['check']}{hidden}: "
+                         f"{change['old_status']} -> {change['new_status']} ({change['delta']:+g} of "
+                         f"{change['new_max'] or change['old_max']:g})")
+    unchanged = [s["submission"] for s in preview["students"] if s["submission"] not in preview["changed"]]
+    if unchanged:
+        shown = ", ".join(safe_text(n, 70) for n in unchanged[:10]) + (" ..." if len(unchanged) > 10 else "")
+        lines.append(f"  {len(unchanged)} unchanged: {shown}")
+    work = preview["work"]
+    lines.append(f"Reused {work['reused']} verdicts; ran {work['checks_run']} checks, compiled {work['compiled']} "
+                 f"files, linked {work['linked']} workers.")
+    return lines
+
+
+def preview(plan) -> int:
+    """After a --compare run: the comparison on the terminal, in NEW_DIR/compare.json and compare.html."""
+    data = comparison(plan)
+    write_json(plan.out_dir / COMPARISON, data)
+    try:
+        from . import pages
+        pages.write_compare_page(data, plan.out_dir / PAGE, pages.make_context(ROOT, plan.chapters, commit=plan.commit))
+        page = f"; the page: {plan.out_dir / PAGE}"
+    except Exception as error:  # the comparison is written: a page that cannot be made is said
+        page = f"; the page was not written: {safe_text(str(error))}"
+    for line in terminal_lines(data):
+        log(line)
+    log(f"Nothing in {data['old']['dir']} has changed{page}. To replace its grades with these: "
+        f"./workbook grade --accept {plan.out_dir} --into {data['old']['dir']}")
+    return 0
+
+
+# --- accepting --------------------------------------------------------------------------------------
+
+def acceptance_refusal(new: Path, old: Path) -> str:
+    """Why NEW (a preview) may not replace OLD, or ""."""
+    data = read_json(new / COMPARISON)
+    if data is None:
+        return f"{new} holds no preview ({COMPARISON}): grade into it with --compare {old} first"
+    if data["old"]["dir"] != str(old):
+        return f"{new} is a preview against {data['old']['dir']}, not {old}"
+    for folder in (old, new):
+        if busy(folder):
+            return f"a grading run is writing {folder}: wait for it to end"
+    if record_digests(old) != data["records"]:
+        return (f"{old}'s grades changed since the preview was made: preview again "
+                f"(./workbook grade --compare {old} --out NEW_DIR ...)")
+    plan = read_json(new / "ctest" / "run.json") or {}
+    missing = [n for n in plan.get("submissions", {}) if read_record(new, n) is None]
+    if missing:
+        return f"the preview is not complete (no record for {', '.join(missing[:10])}): run it again"
+    if data.get("accepted"):
+        return f"{new} was accepted already"
+    return ""
+
+
+def relocate(folder: Path, location: Path) -> None:
+    """FOLDER's CTest files written as they must be once FOLDER is at LOCATION (they name the
+    submissions' folders and the kit by their paths)."""
+    from ..course import all_chapters
+    from .tree import write_submission_tests
+    plan = read_json(folder / "ctest" / "run.json") or {}
+    kit = read_json(folder / "ctest" / "kit" / "kit.json")
+    if kit is None:
+        return
+    chapters = [c for c in all_chapters() if c.folder in plan.get("chapters", [])]
+    for name in plan.get("submissions", {}):
+        if tests_folder(folder / "ctest", name).is_dir():
+            write_submission_tests(location / "ctest", name, kit, chapters, into=tests_folder(folder / "ctest", name))
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Exchanges two folders' places in one step (renameat2 RENAME_EXCHANGE); False where the kernel or
+    the filesystem cannot."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    function = getattr(libc, "renameat2", None)
+    if function is None:
+        return False
+    if function(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, f"exchanging {first} and {second}: {os.strerror(code)}")
+
+
+def accept(new: Path, old: Path) -> Path:
+    """NEW's grades in OLD's place, the old ones kept beside it; returns where they are kept."""
+    why = acceptance_refusal(new, old)
+    if why:
+        raise UsageError(f"--accept: {why}; nothing was changed")
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    kept = old.with_name(f"{old.name}.replaced-{stamp}")
+    data = read_json(new / COMPARISON)
+    data["accepted"] = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                        "replaced": str(kept)}
+    relocate(new, old)
+    try:
+        write_json(new / COMPARISON, data)
+        exchanged = exchange(new, old)
+        if not exchanged:             # two renames: OLD has no grades for the moment between them
+            os.rename(old, kept)
+            try:
+                os.rename(new, old)
+            except OSError:
+                os.rename(kept, old)
+                raise
+    except BaseException:
+        if (new / COMPARISON).exists():  # nothing moved: NEW stays a preview of OLD
+            data.pop("accepted")
+            write_json(new / COMPARISON, data)
+            relocate(new, new)
+        raise
+    how = "moved (this filesystem cannot exchange two folders in one step)"
+    if exchanged:
+        os.rename(new, kept)          # NEW's path now holds the old grades: kept under their own name
+        how = "exchanged in one step"
+    relocate(kept, kept)
+    log(f"accepted: {old} now holds the regrade (the tree at {data['new']['commit']}), {how}; the grades it "
+        f"replaced (the tree at {data['old']['commit']}) are kept in {kept}")
+    return kept
+
+
+def accept_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="./workbook grade --accept",
+                                     description="replace an earlier grading's grades with a regrade previewed "
+                                                 "by --compare, all of them at once")
+    parser.add_argument("--accept", type=Path, required=True, metavar="NEW_DIR",
+                        help="the regrade's folder (grade --compare OLD_DIR --out NEW_DIR)")
+    parser.add_argument("--into", type=Path, required=True, metavar="OLD_DIR", help="the grading it replaces")
+    args = parser.parse_args(argv)
+    accept(args.accept.resolve(), args.into.resolve())
+    return 0
