@@ -205,8 +205,9 @@ function(_scalebook_chapter_track)
     # A student's file is compiled without ccache: each edit is new text, so the cache misses, and
     # a miss costs a preprocessor pass over Eigen and a hash of the 95 MB precompiled header before
     # the compile itself (half again the compile's time on a loaded 2-core machine). Grading
-    # compiles every submission once and keeps the cache.
-    if(SCALEBOOK_GRADING)
+    # compiles every submission once and keeps the cache; so do the tests' scratch copies
+    # (SCALEBOOK_CACHE_EXERCISES), whose files are as shipped.
+    if(SCALEBOOK_GRADING OR SCALEBOOK_CACHE_EXERCISES)
       _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER})
     else()
       _scalebook_contract_library(${ch}_track "${track_sources}" "${chapter_dir}" ${ARG_NUMBER} UNCACHED)

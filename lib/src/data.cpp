@@ -9,10 +9,6 @@
 
 #include "scalebook/random.hpp"
 
-#ifndef SCALEBOOK_DATA_DIR
-#error "lib/CMakeLists.txt defines SCALEBOOK_DATA_DIR, the repository's data/ folder"
-#endif
-
 namespace scalebook {
 
 namespace {
@@ -81,11 +77,6 @@ CsvTable read_csv(const std::filesystem::path& path, Index columns, int skip_lin
   table.values = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
       values.data(), rows, columns);
   return table;
-}
-
-std::filesystem::path data_dir() {
-  if (const char* dir = std::getenv("SCALEBOOK_DATA_DIR"); dir != nullptr && *dir != '\0') return dir;
-  return SCALEBOOK_DATA_DIR;
 }
 
 Dataset load_boston() {

@@ -42,211 +42,15 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scalebook.config import CHECK_TIMEOUT, ROOT
 from scalebook.course import resolve_chapter
 from scalebook.loop.run_checks import registered_checks, run_checks
 
-try:
-    import clang.cindex as cindex
-except ImportError:  # pragma: no cover - named in the error below
-    cindex = None
-
-SWAPS = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!=", "<=", ">="], "!=": ["=="],
-         "+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "&&": ["||"], "||": ["&&"],
-         "+=": ["-="], "-=": ["+="], "*=": ["/="], "/=": ["*="],
-         "true": ["false"], "false": ["true"], "min": ["max"], "max": ["min"]}
-# The cursors of an operator token that is an operator (not a template's <> or a pointer's *).
-OPERATORS = set()  # filled once clang.cindex is imported
-# '<' after these, or '<' and '>' next to these, open and close template arguments.
-TEMPLATES = {"vector", "pair", "array", "numeric_limits", "optional", "function", "Matrix", "Map"}
-TYPES = {"double", "float", "int", "long", "bool", "char", "unsigned", "Index", "size_t", "int64_t",
-         "uint64_t", "uint8_t", "Matrix", "Vector", "RowVector", "BoolMatrix", "std", "Eigen", "Fold"}
-# Algorithms whose ties another one breaks differently (sort stability).
-UNSTABLE = {"stable_sort": "sort", "lower_bound": "upper_bound", "upper_bound": "lower_bound"}
-# Wide integer types a count is kept in, narrowed to int by the "narrowed" operator.
-WIDE = {"Count", "int64_t"}
-# Where a '-' is a sign, not a subtraction: after these tokens.
-BEFORE_SIGN = {"(", "=", ",", "return", "{", "?", ":", "*", "/", "+", "-", "<", ">", "<=", ">=", "=="}
-
-
-@dataclass
-class Mutant:
-    file: str       # file name in solutions/NN-topic/
-    line: int
-    column: int
-    start: int      # byte offsets in the file
-    end: int
-    original: str
-    mutated: str
-    what: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.file}:{self.line}:{self.column} {self.original} -> {self.mutated or '(deleted)'}"
-
-
-def mutants_of(path: Path, include_dirs: list[str]) -> list[Mutant]:
-    """Every mutant of one file, from its tokens."""
-    index = cindex.Index.create()
-    unit = index.parse(str(path), args=["-x", "c++", "-std=c++20", *[f"-I{d}" for d in include_dirs]])
-    tokens = [t for t in unit.get_tokens(extent=unit.cursor.extent)
-              if t.location.file and Path(t.location.file.name) == path]
-    out: list[Mutant] = []
-    in_body = False
-    # A for statement's condition: the tokens between the two ';' of its parentheses.
-    loop_condition = set()
-    for i, token in enumerate(tokens):
-        if token.spelling == "for" and i + 1 < len(tokens) and tokens[i + 1].spelling == "(":
-            depth, semicolons = 0, []
-            for j in range(i + 1, len(tokens)):
-                s = tokens[j].spelling
-                depth += s == "("
-                depth -= s == ")"
-                if s == ";" and depth == 1:
-                    semicolons.append(j)
-                if depth == 0:
-                    break
-            if len(semicolons) == 2:
-                loop_condition.update(range(semicolons[0] + 1, semicolons[1]))
-    for i, token in enumerate(tokens):
-        text, kind = token.spelling, token.kind
-        if kind == cindex.TokenKind.COMMENT:
-            continue
-        if text == "{":
-            in_body = True  # nothing before the first body: includes, namespaces, declarations
-        if not in_body or kind == cindex.TokenKind.COMMENT:
-            continue
-        previous = tokens[i - 1].spelling if i else ""
-        following = tokens[i + 1].spelling if i + 1 < len(tokens) else ""
-        start, end = token.extent.start.offset, token.extent.end.offset
-
-        def add(mutated: str, what: str) -> None:
-            out.append(Mutant(path.name, token.location.line, token.location.column, start, end, text, mutated, what))
-
-        if kind == cindex.TokenKind.PUNCTUATION and text in SWAPS:
-            if token.cursor.kind not in OPERATORS:
-                continue  # the parser says it is no operator here: a template's <>, a declarator's *
-            if (text == "<" and (previous in TEMPLATES or previous.endswith("_cast") or following in TYPES)) or \
-                    (text == ">" and previous in TYPES):
-                continue  # a template argument list, not a comparison
-            if text == "-" and previous in BEFORE_SIGN:
-                add("", "sign dropped")
-                continue
-            for mutated in SWAPS[text]:
-                add(mutated, "operator exchanged" if text != "==" or mutated == "!=" else "equality made an ordering")
-            if text in ("<", "<=") and i in loop_condition:
-                add(f"+ 1 {text}", "loop bound one short")
-        elif kind == cindex.TokenKind.KEYWORD and text in ("true", "false"):
-            add(SWAPS[text][0], "boolean flipped")
-        elif kind == cindex.TokenKind.IDENTIFIER and text in ("min", "max") and previous == "::":
-            add(SWAPS[text][0], "min and max exchanged")
-        elif kind == cindex.TokenKind.IDENTIFIER and text in ("abs", "fabs") and following == "(":
-            if previous == "::" and i >= 2 and tokens[i - 2].spelling == "std":
-                start = tokens[i - 2].extent.start.offset
-                out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
-                                  "std::" + text, "", "abs removed"))
-        elif kind == cindex.TokenKind.IDENTIFIER and text in UNSTABLE and previous == "::":
-            add(UNSTABLE[text], "stable order of ties lost")
-        elif kind == cindex.TokenKind.IDENTIFIER and text == "infinity" and previous == "::" and following == "(":
-            add("max", "infinity made a finite sentinel")
-        elif kind == cindex.TokenKind.KEYWORD and text == "double" and i + 1 < len(tokens) and \
-                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER:
-            add("float", "narrowed to float")
-        elif kind == cindex.TokenKind.IDENTIFIER and text in WIDE and i + 1 < len(tokens) and \
-                tokens[i + 1].kind == cindex.TokenKind.IDENTIFIER and following not in TYPES and \
-                i + 2 < len(tokens) and tokens[i + 2].spelling in ("=", ";", ",", "{", "("):
-            if previous == "::" and i >= 2:  # std::int64_t: the whole name becomes int
-                start = tokens[i - 2].extent.start.offset
-                out.append(Mutant(path.name, token.location.line, tokens[i - 2].location.column, start, end,
-                                  tokens[i - 2].spelling + "::" + text, "int", "narrowed to int"))
-            else:
-                add("int", "narrowed to int")
-        elif kind == cindex.TokenKind.LITERAL and text[:1].isdigit():
-            number = text.rstrip("uUlLfF")
-            if all(c.isdigit() for c in number):
-                value = int(number)
-                add(str(value + 1), "constant plus one")
-                if value > 0:
-                    add(str(value - 1), "constant minus one")
-            else:
-                try:
-                    value = float(number)
-                except ValueError:
-                    continue
-                add(repr(value * 1.01 if value else 1e-9), "constant nudged")
-                if value and (abs(value) < 1e-3 or abs(value) >= 1e6):  # a tolerance or a sentinel
-                    add(repr(value * 10), "boundary constant moved by 10")
-                    add(repr(value / 10), "boundary constant moved by 10")
-    return out
-
-
-def equivalent_list(chapter_dir: Path) -> dict[str, str]:
-    path = chapter_dir / "bugzoo" / "equivalent.txt"
-    known: dict[str, str] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip() and not line.startswith("#"):
-                key, _, reason = line.partition("  #")
-                known[key.strip()] = reason.strip()
-    return known
-
-
-MUTANTS_HEADER = ("| run | mutants | stillborn | killed | equivalent | survivors |",
-                  "|-----|--------:|----------:|-------:|-----------:|----------:|")
-
-
-def recorded(chapter_dir: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """The rows of chapters/NN-topic/bugzoo/MUTANTS.md by label, and the lines listing each row's survivors."""
-    path = chapter_dir / "bugzoo" / "MUTANTS.md"
-    rows: dict[str, str] = {}
-    lists: dict[str, list[str]] = {}
-    if path.exists():
-        current = None
-        for line in path.read_text().splitlines():
-            cells = [c.strip() for c in line.strip("|").split("|")]
-            if line.startswith("| ") and line not in MUTANTS_HEADER and len(cells) == 6:
-                rows[cells[0]] = line
-            elif line.startswith("Survivors of "):
-                current = line[len("Survivors of "):].split(" (`")[0].rstrip(":")
-                lists[current] = [line]
-            elif current and line.startswith("- "):
-                lists[current].append(line)
-    return rows, lists
-
-
-def recorded_row(chapter_dir: Path, label: str) -> tuple[list[int], list[str]]:
-    """The figures of the row LABEL of MUTANTS.md and the keys of the survivors it lists."""
-    rows, lists = recorded(chapter_dir)
-    if label not in rows:
-        raise SystemExit(f"mutate.py: {chapter_dir.name}/bugzoo/MUTANTS.md has no row {label!r} to recheck "
-                         f"(its rows: {', '.join(rows) or 'none'})")
-    figures = [int(c.strip()) for c in rows[label].strip().strip("|").split("|")[1:]]
-    keys = [line.split("`")[1] for line in lists.get(label, [])[1:]]
-    return figures, keys
-
-
-def record_run(chapter_dir: Path, chapter_number: int, label: str, row: list[int], survivors: list[Mutant],
-               command: str) -> Path:
-    """Replace (or add) the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md with this run's figures."""
-    path = chapter_dir / "bugzoo" / "MUTANTS.md"
-    rows, lists = recorded(chapter_dir)
-    rows[label] = "| " + " | ".join([label, *map(str, row)]) + " |"
-    lists[label] = [f"Survivors of {label} (`{command}`):" if survivors else f"Survivors of {label} (`{command}`): none"]
-    lists[label] += [f"- `{m.key}` ({m.what})" for m in survivors]
-    text = [f"# Operator mutants of chapter {chapter_number}'s reference solutions", "",
-            "Written by `./workbook mutate` with `--record`: each row is one run over the solutions' operator",
-            "mutants. A stillborn mutant does not compile; an equivalent one is listed with its reason in",
-            "`equivalent.txt`; a survivor passes every check and is a mistake the checks let through.", "",
-            *MUTANTS_HEADER, *rows.values(), ""]
-    for name in rows:
-        if name in lists:
-            text += [*lists[name], ""]
-    path.write_text("\n".join(text))
-    return path
-
+from .mutants import OPERATORS, Mutant, cindex, mutants_of
+from .records import equivalent_list, record_run, recorded_row
 
 def compile_command(build: Path, source: Path) -> tuple[list[str], str]:
     for entry in json.loads((build / "compile_commands.json").read_text()):
@@ -304,7 +108,8 @@ def unbuilt(build: Path, target: str) -> str:
     return ""
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line, with python3-clang's operator kinds loaded (or the error that names it)."""
     parser = argparse.ArgumentParser(prog="./workbook mutate", description=__doc__.split("\n\n")[0])
     parser.add_argument("chapter", help="a chapter number (3) or folder name (03-attention-scaling)")
     parser.add_argument("--build", type=Path, default=ROOT / "build" / "reference",
@@ -326,35 +131,42 @@ def main(argv: list[str] | None = None) -> int:
     OPERATORS.update({cindex.CursorKind.BINARY_OPERATOR, cindex.CursorKind.COMPOUND_ASSIGNMENT_OPERATOR,
                       cindex.CursorKind.UNARY_OPERATOR, cindex.CursorKind.CALL_EXPR,
                       cindex.CursorKind.CXX_BOOL_LITERAL_EXPR})
-    chapter = resolve_chapter(args.chapter)
-    chapter_dir = ROOT / "chapters" / chapter.folder
-    solutions = ROOT / "solutions" / chapter.folder
-    exercises = [args.exercise] if args.exercise else chapter.exercises
-    sources = {e: solutions / chapter.source_of(e) for e in exercises}
+    return args
+
+
+def select_mutants(args: argparse.Namespace, chapter_dir: Path, sources: dict[str, Path]
+                   ) -> tuple[list[Mutant], list[int] | None]:
+    """The mutants to try (every one of SOURCES', a --sample of them, or a --recheck row's
+    survivors) and the figures of the row --recheck starts from (None without --recheck)."""
     include_dirs = [str(chapter_dir), str(ROOT / "lib" / "include"), "/usr/include/eigen3"]
-    mutants = [m for e in exercises for m in mutants_of(sources[e], include_dirs)]
+    mutants = [m for path in sources.values() for m in mutants_of(path, include_dirs)]
     if args.sample and args.sample < len(mutants):
         mutants = sorted(random.Random(args.seed).sample(mutants, args.sample), key=lambda m: (m.file, m.start))
-    base = None
-    if args.recheck:
-        base, keys = recorded_row(chapter_dir, args.recheck)
-        missing = set(keys) - {m.key for m in mutants}
-        if missing:
-            raise SystemExit(f"mutate.py: the survivors {sorted(missing)} of {args.recheck!r} are no mutants of "
-                             "the solutions any more: run every mutant again")
-        mutants = [m for m in mutants if m.key in keys]
-    if args.list:
-        for m in mutants:
-            print(f"{m.key}  ({m.what})")
-        print(f"{len(mutants)} mutants")
-        return 0
+    if not args.recheck:
+        return mutants, None
+    base, keys = recorded_row(chapter_dir, args.recheck)
+    missing = set(keys) - {m.key for m in mutants}
+    if missing:
+        raise SystemExit(f"mutate.py: the survivors {sorted(missing)} of {args.recheck!r} are no mutants of "
+                         "the solutions any more: run every mutant again")
+    return [m for m in mutants if m.key in keys], base
 
-    build = args.build.resolve()
-    why = unbuilt(build, f"{chapter.target}_checks")
-    if why:  # one sentence and the command that fixes it, not a traceback
-        print(f"mutate.py: {why}; build the chapter's checks first with: "
-              f"{build_command(build, f'{chapter.target}_checks')}", file=sys.stderr)
-        return 2
+
+@dataclass
+class Rig:
+    """What turns a mutated file into a checks binary in BUILD: the link of the chapter's checks,
+    where the reference's exercise objects sit in it, and the checks to run."""
+    build: Path
+    target: str                        # chNN
+    link: list[str]
+    library: str | None                # libchNN_reference.a, when the link names the archive
+    reference_objects: dict[str, str]  # exercise id -> its reference object
+    names: list[str]                   # the registered checks, in order
+    sanitize: list[str]                # AddressSanitizer's options, unless the checks own malloc
+    env: dict[str, str]                # the checks' environment
+
+
+def rig_of(build: Path, chapter, solutions: Path) -> Rig:
     link = link_command(build, f"{chapter.target}_checks")
     # The checks link the reference either as its archive or as its exercise objects themselves.
     library = next((w for w in link if w.endswith(f"lib{chapter.target}_reference.a")), None)
@@ -362,91 +174,150 @@ def main(argv: list[str] | None = None) -> int:
     for e in chapter.exercises:
         command, _ = compile_command(build, solutions / chapter.source_of(e))
         reference_objects[e] = str(build / command[command.index("-o") + 1])
-    names = registered_checks(build, chapter.folder)
     # A mutant's file is compiled and linked with AddressSanitizer, so that an access past the end
     # of a matrix's data stops the check (as the asan preset would) instead of passing unseen.
     # Eigen assumes glibc's 16-byte aligned malloc only without the sanitizer, whose malloc is as
     # aligned: told so, the mutant's matrices are freed the same way as the other objects'.
     sanitize = [] if replaces_malloc(build, link) else ["-fsanitize=address", "-DEIGEN_MALLOC_ALREADY_ALIGNED=1"]
-    asan_env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=0"}
-    known = equivalent_list(chapter_dir)
-    killed, survivors, equivalent, stillborn = [], [], [], []
+    return Rig(build, chapter.target, link, library, reference_objects, registered_checks(build, chapter.folder),
+               sanitize, {**os.environ, "ASAN_OPTIONS": "detect_leaks=0"})
+
+
+def link_with(rig: Rig, exercise: str, obj: Path, binary: Path) -> list[str]:
+    """The checks' link with OBJ in place of EXERCISE's reference object, writing BINARY."""
+    linked = list(rig.link)
+    if rig.library is not None:
+        at = linked.index(rig.library)
+        linked[at:at + 1] = [str(obj) if e == exercise else o for e, o in rig.reference_objects.items()]
+    else:  # swap the mutated file's object for the reference's, wherever the link names it
+        reference = rig.reference_objects[exercise]
+        linked = [str(obj) if w == reference or str(rig.build / w) == reference else w for w in linked]
+        if str(obj) not in linked:
+            raise SystemExit(f"the link of {rig.target}_checks names neither lib{rig.target}_reference.a "
+                             f"nor {reference}: ./workbook mutate cannot place a mutant in it")
+    linked[linked.index("-o") + 1] = str(binary)
+    return linked + rig.sanitize
+
+
+def try_source(rig: Rig, exercise: str, source: Path, text: bytes, work: Path, run: str,
+               timeout: float) -> tuple[str, str, list]:
+    """Compiles TEXT as EXERCISE's reference file SOURCE, as the build compiles the reference and
+    as every mutant is, links the checks with it and runs them: ("compile" or "link", the error,
+    []) or ("ran", "", the checks that did not pass)."""
+    mutated_source = work / source.name
+    mutated_source.write_bytes(text)
+    command, directory = compile_command(rig.build, source)
+    obj = work / "mutant.o"
+    command = [w if w != str(source) else str(mutated_source) for w in command]
+    command[command.index("-o") + 1] = str(obj)
+    # An index past a std::vector's end stops the check (as the asan preset would) instead of
+    # reading whatever lies there: ABI-compatible with the reference's other objects.
+    command[command.index("-o"):command.index("-o")] = ["-D_GLIBCXX_ASSERTIONS", *rig.sanitize]
+    compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
+    if compiled.returncode != 0:
+        return "compile", compiled.stderr[-2000:], []
+    linked = subprocess.run(link_with(rig, exercise, obj, work / "checks"), cwd=rig.build, capture_output=True,
+                            text=True)
+    if linked.returncode != 0:
+        return "link", linked.stderr[-2000:], []
+    results = run_checks(work / "checks", rig.names, work / run, timeout, env=rig.env)
+    return "ran", "", [r for r in results.values() if r.status != "passed"]
+
+
+def control(rig: Rig, exercises: list[str], sources: dict[str, Path], work: Path, timeout: float) -> None:
+    """Each file of the run, unchanged but built as its mutants are, passes every check; otherwise
+    the harness, not a mutant, would be what fails them (SystemExit saying how)."""
+    for exercise in exercises:
+        source = sources[exercise]
+        step, error, failing = try_source(rig, exercise, source, source.read_bytes(), work, f"control-{exercise}",
+                                          timeout)
+        if step != "ran" or failing:
+            raise SystemExit(f"mutate.py: the reference {source.name}, built as its mutants are "
+                             f"({' '.join(['-D_GLIBCXX_ASSERTIONS', *rig.sanitize])}), "
+                             + (f"does not {step}: {error}" if step != "ran" else
+                                f"fails {failing[0].name!r}: {failing[0].message[:500]}"))
+
+
+@dataclass
+class Tally:
+    """Each tried mutant, by what became of it."""
+    killed: list[Mutant] = field(default_factory=list)
+    survivors: list[Mutant] = field(default_factory=list)
+    equivalent: list[Mutant] = field(default_factory=list)
+    stillborn: list[Mutant] = field(default_factory=list)
+
+
+def try_all(rig: Rig, mutants: list[Mutant], exercises: list[str], sources: dict[str, Path],
+            known: dict[str, str], args: argparse.Namespace) -> Tally:
+    """Every mutant tried in a scratch folder, one line each as it is decided, after the control."""
+    tally = Tally()
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
-        work = Path(scratch)
-
-        def try_source(exercise: str, text: bytes, run: str) -> tuple[str, str, list]:
-            """Compiles TEXT as EXERCISE's file, as its mutants are, links the checks with it and
-            runs them: ("compile" or "link", the error, []) or ("ran", "", the failing results)."""
-            source = work / sources[exercise].name
-            source.write_bytes(text)
-            command, directory = compile_command(build, sources[exercise])
-            obj = work / "mutant.o"
-            command = [w if w != str(sources[exercise]) else str(source) for w in command]
-            command[command.index("-o") + 1] = str(obj)
-            # An index past a std::vector's end stops the check (as the asan preset would) instead
-            # of reading whatever lies there: ABI-compatible with the reference's other objects.
-            command[command.index("-o"):command.index("-o")] = ["-D_GLIBCXX_ASSERTIONS", *sanitize]
-            compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
-            if compiled.returncode != 0:
-                return "compile", compiled.stderr[-2000:], []
-            objects = [str(obj) if e == exercise else o for e, o in reference_objects.items()]
-            binary = work / "checks"
-            linked = [w for w in link]
-            if library is not None:
-                at = linked.index(library)
-                linked[at:at + 1] = objects
-            else:  # swap the mutated file's object for the reference's, wherever the link names it
-                reference = reference_objects[exercise]
-                linked = [str(obj) if w == reference or str(build / w) == reference else w for w in linked]
-                if str(obj) not in linked:
-                    raise SystemExit(f"the link of {chapter.target}_checks names neither lib{chapter.target}_reference.a "
-                                     f"nor {reference}: ./workbook mutate cannot place a mutant in it")
-            linked[linked.index("-o") + 1] = str(binary)
-            linked += sanitize
-            link_run = subprocess.run(linked, cwd=build, capture_output=True, text=True)
-            if link_run.returncode != 0:
-                return "link", link_run.stderr[-2000:], []
-            results = run_checks(binary, names, work / run, args.timeout, env=asan_env)
-            return "ran", "", [r for r in results.values() if r.status != "passed"]
-
-        # The control: each file of the run, unchanged but built as its mutants are, passes every
-        # check; otherwise the harness, not a mutant, would be what fails them.
-        for exercise in sorted({next(e for e in exercises if sources[e].name == m.file) for m in mutants}):
-            step, error, failing = try_source(exercise, sources[exercise].read_bytes(), f"control-{exercise}")
-            if step != "ran" or failing:
-                raise SystemExit(f"mutate.py: the reference {sources[exercise].name}, built as its mutants are "
-                                 f"({' '.join(['-D_GLIBCXX_ASSERTIONS', *sanitize])}), "
-                                 + (f"does not {step}: {error}" if step != "ran" else
-                                    f"fails {failing[0].name!r}: {failing[0].message[:500]}"))
+        control(rig, sorted({next(e for e in exercises if sources[e].name == m.file) for m in mutants}), sources,
+                Path(scratch), args.timeout)
         for number, m in enumerate(mutants, 1):
             exercise = next(e for e in exercises if sources[e].name == m.file)
             text = sources[exercise].read_bytes()
-            step, error, failing = try_source(exercise, text[:m.start] + m.mutated.encode() + text[m.end:],
-                                              f"run{number}")
+            step, error, failing = try_source(rig, exercise, sources[exercise],
+                                              text[:m.start] + m.mutated.encode() + text[m.end:], Path(scratch),
+                                              f"run{number}", args.timeout)
             if step != "ran":
-                stillborn.append(m)
+                tally.stillborn.append(m)
                 print(f"[{number}/{len(mutants)}] {m.key}: does not {step}" + (f"\n{error}" if args.verbose else ""),
                       flush=True)
                 continue
             if failing:
-                killed.append(m)
+                tally.killed.append(m)
             elif m.key in known:
-                equivalent.append(m)
+                tally.equivalent.append(m)
             else:
-                survivors.append(m)
+                tally.survivors.append(m)
             print(f"[{number}/{len(mutants)}] {m.key}: "
                   f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}"
                   + (f" ({failing[0].status}: {failing[0].message[:300]})" if failing and args.verbose else ""),
                   flush=True)
-    print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(killed)} killed, {len(survivors)} survived, "
-          f"{len(equivalent)} equivalent, {len(stillborn)} did not compile")
-    for m in survivors:
+    return tally
+
+
+def report(chapter, chapter_dir: Path, mutants: list[Mutant], tally: Tally, base: list[int] | None,
+           args: argparse.Namespace, argv: list[str] | None) -> None:
+    """The run's figures and survivors, and with --record its row of MUTANTS.md."""
+    print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(tally.killed)} killed, "
+          f"{len(tally.survivors)} survived, {len(tally.equivalent)} equivalent, {len(tally.stillborn)} did not compile")
+    for m in tally.survivors:
         print(f"  survivor: {m.key}  ({m.what})")
-    if args.record:
-        command = "./workbook mutate " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
-                                                if a not in (args.record, "--record"))
-        row = [len(mutants), len(stillborn), len(killed), len(equivalent), len(survivors)]
-        if base is not None:  # the recheck's mutants are the base row's survivors
-            row = [base[0], base[1] + len(stillborn), base[2] + len(killed), base[3] + len(equivalent), len(survivors)]
-        print(f"recorded in {record_run(chapter_dir, chapter.number, args.record, row, survivors, command).relative_to(ROOT)}")
-    return 1 if survivors else 0
+    if not args.record:
+        return
+    command = "./workbook mutate " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+                                            if a not in (args.record, "--record"))
+    row = [len(mutants), len(tally.stillborn), len(tally.killed), len(tally.equivalent), len(tally.survivors)]
+    if base is not None:  # the recheck's mutants are the base row's survivors
+        row = [base[0], base[1] + len(tally.stillborn), base[2] + len(tally.killed),
+               base[3] + len(tally.equivalent), len(tally.survivors)]
+    written = record_run(chapter_dir, chapter.number, args.record, row, tally.survivors, command)
+    print(f"recorded in {written.relative_to(ROOT)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    chapter = resolve_chapter(args.chapter)
+    chapter_dir = ROOT / "chapters" / chapter.folder
+    solutions = ROOT / "solutions" / chapter.folder
+    exercises = [args.exercise] if args.exercise else chapter.exercises
+    sources = {e: solutions / chapter.source_of(e) for e in exercises}
+    build = args.build.resolve()
+    # The build is looked at before the mutants are made (libclang parses each file with Eigen's
+    # headers: seconds each): a build that cannot run them is said at once.
+    why = "" if args.list else unbuilt(build, f"{chapter.target}_checks")
+    if why:  # one sentence and the command that fixes it, not a traceback
+        print(f"mutate.py: {why}; build the chapter's checks first with: "
+              f"{build_command(build, f'{chapter.target}_checks')}", file=sys.stderr)
+        return 2
+    mutants, base = select_mutants(args, chapter_dir, sources)
+    if args.list:
+        for m in mutants:
+            print(f"{m.key}  ({m.what})")
+        print(f"{len(mutants)} mutants")
+        return 0
+    tally = try_all(rig_of(build, chapter, solutions), mutants, exercises, sources, equivalent_list(chapter_dir), args)
+    report(chapter, chapter_dir, mutants, tally, base, args, argv)
+    return 1 if tally.survivors else 0

@@ -53,6 +53,28 @@ LIMIT_OPTIONS = [  # option, Settings field, what it bounds
 ]
 
 
+def add_export_options(parser: argparse.ArgumentParser) -> None:
+    """--export and what the LMS formats need: the roster, the assignment's name and ids, columns."""
+    exports = parser.add_argument_group("exports for an LMS, from this run's reports, into DIR/exports/ "
+                                        "(tools/scalebook/grading/export/)")
+    exports.add_argument("--export", metavar="FORMATS",
+                         help=f"comma-separated: {', '.join(FORMATS)} (canvas and moodle need --roster)")
+    exports.add_argument("--roster", type=Path, metavar="ROSTER",
+                         help="the class's roster (id,name,email,repository[,deadline,section,login,canvas_id]): "
+                              "the gradebooks' rows, a submission named by its id; its students without a "
+                              "submission are named")
+    exports.add_argument("--assignment", default="scalebook", metavar="NAME",
+                         help="the assignment's (or grade item's) name in the LMS (default: scalebook)")
+    exports.add_argument("--assignment-id", metavar="ID[,ID...]",
+                         help="Canvas's assignment id (the number its export shows in 'NAME (ID)'); one per chapter "
+                              "with --per-chapter; without it Canvas makes a new assignment")
+    exports.add_argument("--per-chapter", action="store_true",
+                         help="one gradebook column per chapter graded (default: one column, the total)")
+    exports.add_argument("--moodle-key", choices=("email", "idnumber"), default="email",
+                         help="how Moodle finds each student: the roster's email (default) or its id as Moodle's "
+                              "ID number")
+
+
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     defaults = Settings()
     parser = argparse.ArgumentParser(prog="./workbook grade", description=__doc__.splitlines()[0])
@@ -82,24 +104,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     cluster.add_argument("--slurm-concurrency", type=int, default=16, metavar="N",
                          help="array tasks running at once (default 16)")
     cluster.add_argument("--wait", action="store_true", help="with --slurm: wait for the jobs to end")
-    exports = parser.add_argument_group("exports for an LMS, from this run's reports, into DIR/exports/ "
-                                        "(tools/scalebook/grading/export/)")
-    exports.add_argument("--export", metavar="FORMATS",
-                         help=f"comma-separated: {', '.join(FORMATS)} (canvas and moodle need --roster)")
-    exports.add_argument("--roster", type=Path, metavar="ROSTER",
-                         help="the class's roster (id,name,email,repository[,deadline,section,login,canvas_id]): "
-                              "the gradebooks' rows, a submission named by its id; its students without a "
-                              "submission are named")
-    exports.add_argument("--assignment", default="scalebook", metavar="NAME",
-                         help="the assignment's (or grade item's) name in the LMS (default: scalebook)")
-    exports.add_argument("--assignment-id", metavar="ID[,ID...]",
-                         help="Canvas's assignment id (the number its export shows in 'NAME (ID)'); one per chapter "
-                              "with --per-chapter; without it Canvas makes a new assignment")
-    exports.add_argument("--per-chapter", action="store_true",
-                         help="one gradebook column per chapter graded (default: one column, the total)")
-    exports.add_argument("--moodle-key", choices=("email", "idnumber"), default="email",
-                         help="how Moodle finds each student: the roster's email (default) or its id as Moodle's "
-                              "ID number")
+    add_export_options(parser)
     parser.add_argument("--similar-to", action="append", type=Path, default=[], metavar="FOLDER",
                         help="a reference folder (last year's class, public solutions: one submission or a folder "
                              "of them) whose files the similarity page compares with the class's, not with each "

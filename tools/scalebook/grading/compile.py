@@ -73,6 +73,17 @@ def compile_binds(step: Step, chapter: str, staging: sandbox.Staging) -> list[tu
             ("ro", staging.add_tree(KIT / "pch", "pch"), "/kit/pch")]
 
 
+def cached_result(cache: Path, key: str, obj: Path) -> dict | None:
+    """The verdict kept for KEY (its object copied to OBJ when it compiled), or None: not compiled
+    with these inputs yet."""
+    cached = read_json(cache / f"{key}.json")
+    if cached is None or (cached["status"] == "compiled" and not (cache / f"{key}.o").exists()):
+        return None
+    if cached["status"] == "compiled":
+        shutil.copyfile(cache / f"{key}.o", obj)
+    return dict(cached, cached=True)
+
+
 def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Path, key: str) -> dict:
     settings = step.settings
     source_path = step.submission / "src" / chapter / source
@@ -81,12 +92,10 @@ def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Pa
         return {"status": "compile_error", "message": f"{shown}: the submission has no such file"}
     data = sandbox.read_file(source_path, SOURCE_LIMIT + 1)
     cache = step.tree / "objects"
-    cached = read_json(cache / f"{key}.json")
     obj = out / f"{source}.o"
-    if cached is not None and (cached["status"] != "compiled" or (cache / f"{key}.o").exists()):
-        if cached["status"] == "compiled":
-            shutil.copyfile(cache / f"{key}.o", obj)
-        return dict(cached, cached=True)
+    cached = cached_result(cache, key, obj)
+    if cached is not None:
+        return cached
     left = settings.compile_budget_seconds - step.ledger.spent("compile")
     if left <= 0:
         return {"status": "timed_out", "message": f"timed_out: compile budget ({settings.compile_budget_seconds} s "

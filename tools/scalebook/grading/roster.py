@@ -114,11 +114,9 @@ def id_problem(student_id: str) -> str | None:
     return None
 
 
-def read_roster(path: Path, zone: str | None = None,
-                deadlines: bool = True) -> tuple[list[Student], list[Refused]]:
-    """The students of the roster at PATH and the lines refused (each with its line number and why).
-    DEADLINES False: the deadline column is not read (grading needs no deadline). A header, an
-    encoding or a file that is not a roster raises UsageError naming the file."""
+def roster_text(path: Path) -> str:
+    """The roster file's text: at most ROSTER_LIMIT bytes of UTF-8 (a spreadsheet's byte-order mark
+    dropped), or UsageError naming the file and why."""
     try:
         data = path.read_bytes()[:ROSTER_LIMIT + 1]
     except OSError as error:
@@ -126,15 +124,15 @@ def read_roster(path: Path, zone: str | None = None,
     if len(data) > ROSTER_LIMIT:
         raise UsageError(f"roster {path}: larger than {ROSTER_LIMIT >> 20} MiB")
     try:
-        text = data.decode("utf-8-sig")  # a spreadsheet's byte-order mark is not part of the header
+        return data.decode("utf-8-sig")  # a spreadsheet's byte-order mark is not part of the header
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
         raise UsageError(f"roster {path}, line {line}: not UTF-8 (save the roster as CSV UTF-8)") from None
-    rows = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        header = next(rows, None)
-    except csv.Error as error:
-        raise UsageError(f"roster {path}, line 1: {error}") from None
+
+
+def roster_columns(path: Path, header: list[str] | None) -> list[str]:
+    """The header's column names, lower case, or UsageError for an empty file, an unknown, missing
+    or repeated column."""
     if not header:
         raise UsageError(f"roster {path}: empty (the first line must be the header id,name,email,repository)")
     columns = [h.strip().lower() for h in header]
@@ -147,6 +145,20 @@ def read_roster(path: Path, zone: str | None = None,
                    ([f"{', '.join(repeated)} given twice"] if repeated else [])
         raise UsageError(f"roster {path}, line 1: {'; '.join(problems)} (the header is id,name,email,repository, "
                          f"then optionally {', '.join(OPTIONAL)})")
+    return columns
+
+
+def read_roster(path: Path, zone: str | None = None,
+                deadlines: bool = True) -> tuple[list[Student], list[Refused]]:
+    """The students of the roster at PATH and the lines refused (each with its line number and why).
+    DEADLINES False: the deadline column is not read (grading needs no deadline). A header, an
+    encoding or a file that is not a roster raises UsageError naming the file."""
+    rows = csv.reader(io.StringIO(roster_text(path), newline=""), strict=True)
+    try:
+        header = next(rows, None)
+    except csv.Error as error:
+        raise UsageError(f"roster {path}, line 1: {error}") from None
+    columns = roster_columns(path, header)
     students, refused, seen = [], [], {}
     try:
         for row in rows:

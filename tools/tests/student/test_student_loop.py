@@ -35,10 +35,12 @@ def student_tree(temp: str) -> Path:
     tree = Path(temp) / "workbook"
     tree.mkdir()
     copy_tree(tree)
-    # Share the maintainers' compiler cache ($CCACHE_DIR, else build/ccache): lib and the checks
-    # are not recompiled from zero.
+    # Share the maintainers' compiler cache ($CCACHE_DIR, else build/ccache): lib, the checks and
+    # the exercise files as shipped (the stubs, cached by the reference build's proof that they
+    # fail) are not recompiled from zero. A student's edited file misses the cache either way.
     cache = os.environ.get("CCACHE_DIR") or ROOT / "build" / "ccache"
-    subprocess.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={cache}"],
+    subprocess.run(["cmake", "--preset", "student", f"-DSCALEBOOK_CCACHE_DIR={cache}",
+                    "-DSCALEBOOK_CACHE_EXERCISES=ON"],
                    cwd=tree, stdout=subprocess.DEVNULL, check=True)
     return tree
 
