@@ -75,6 +75,22 @@ def add_export_options(parser: argparse.ArgumentParser) -> None:
                               "ID number")
 
 
+def add_limit_and_slurm_options(parser: argparse.ArgumentParser, defaults: Settings) -> None:
+    """grade's time limits and budgets (from Settings) and its Slurm options, as argument groups."""
+    limits = parser.add_argument_group("time limits and budgets (wall-clock seconds unless CPU is said)")
+    for option, field, what in LIMIT_OPTIONS:
+        default = getattr(defaults, field)
+        limits.add_argument(option, type=int, default=default, metavar="S", dest=field,
+                            help=f"{what} (default {default})")
+    cluster = parser.add_argument_group("Slurm (tools/scalebook/grading/slurm.py): DIR on a filesystem every node sees")
+    cluster.add_argument("--slurm", nargs="?", const="", metavar="'SBATCH OPTIONS'",
+                         help="grade as a Slurm job array, one task per submission, then a merge job; "
+                              "the sbatch options in one quoted word, e.g. --slurm='--partition=short'")
+    cluster.add_argument("--slurm-concurrency", type=int, default=16, metavar="N",
+                         help="array tasks running at once (default 16)")
+    cluster.add_argument("--wait", action="store_true", help="with --slurm: wait for the jobs to end")
+
+
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     defaults = Settings()
     parser = argparse.ArgumentParser(prog="./workbook grade", description=__doc__.splitlines()[0])
@@ -92,18 +108,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                         help="a regrade: grade into --out (a new folder), reusing OLD_DIR's verdicts whose inputs did "
                              "not change, and show every verdict that changed; OLD_DIR is not touched until "
                              "./workbook grade --accept NEW_DIR --into OLD_DIR")
-    limits = parser.add_argument_group("time limits and budgets (wall-clock seconds unless CPU is said)")
-    for option, field, what in LIMIT_OPTIONS:
-        default = getattr(defaults, field)
-        limits.add_argument(option, type=int, default=default, metavar="S", dest=field,
-                            help=f"{what} (default {default})")
-    cluster = parser.add_argument_group("Slurm (tools/scalebook/grading/slurm.py): DIR on a filesystem every node sees")
-    cluster.add_argument("--slurm", nargs="?", const="", metavar="'SBATCH OPTIONS'",
-                         help="grade as a Slurm job array, one task per submission, then a merge job; "
-                              "the sbatch options in one quoted word, e.g. --slurm='--partition=short'")
-    cluster.add_argument("--slurm-concurrency", type=int, default=16, metavar="N",
-                         help="array tasks running at once (default 16)")
-    cluster.add_argument("--wait", action="store_true", help="with --slurm: wait for the jobs to end")
+    add_limit_and_slurm_options(parser, defaults)
     add_export_options(parser)
     parser.add_argument("--similar-to", action="append", type=Path, default=[], metavar="FOLDER",
                         help="a reference folder (last year's class, public solutions: one submission or a folder "

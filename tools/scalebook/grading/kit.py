@@ -19,6 +19,7 @@ from ..course import Chapter
 from ..errors import GradingError
 from ..files import atomic_copy, write_json
 from . import inputs, sandbox
+from .seccomp_filter import write_no_fork_filter
 from .supervise import log, run_quietly
 
 NATIVE = TOOLS / "scalebook" / "grading" / "native"
@@ -191,7 +192,7 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
         checks_table += [(line, True) for line in hidden_table.read_text().splitlines()]
     for chapter in chapters:
         copy_chapter(built, chapter, kit_dir, server.name, checks_table, kit)
-    sandbox.write_no_fork_filter(kit_dir / "nofork.bpf")
+    write_no_fork_filter(kit_dir / "nofork.bpf")
     write_settings(kit_dir, settings)
     shutil.copy2(compile_native(build_dir, kit_dir.parent, "check"), kit_dir / "bin" / "grade_check")
     shutil.copy2(compile_native(build_dir, kit_dir.parent, "box"), kit_dir / "bin" / "grade_box")

@@ -217,8 +217,8 @@ def preview(plan) -> int:
     data = comparison(plan)
     write_json(plan.out_dir / COMPARISON, data)
     try:
-        from . import pages
-        pages.write_compare_page(data, plan.out_dir / PAGE, pages.make_context(ROOT, plan.chapters, commit=plan.commit))
+        from . import compare_page, pages
+        compare_page.write_compare_page(data, plan.out_dir / PAGE, pages.make_context(ROOT, plan.chapters, commit=plan.commit))
         page = f"; the page: {plan.out_dir / PAGE}"
     except Exception as error:  # the comparison is written: a page that cannot be made is said
         page = f"; the page was not written: {safe_text(str(error))}"

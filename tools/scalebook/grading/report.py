@@ -73,47 +73,10 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
         outcomes, verdicts = run_checks(name, folder, kit, planned, to_run, parallel)
     tests, work = [], {"compiled": 0, "linked": 0, "checks_run": 0, "reused": 0}
     for key, (inputs_key, reused) in planned.items():
-        check = kit["checks"][key]
-        chapter = next(c for c in chapters if c.folder == check["chapter"])
-        if reused is not None:
-            status, message, code = reused["status"], reused["message"], ""
-            work["reused"] += 1
-        else:
-            status, message, code = check_verdict(outcomes.get(f"{name}/{chapter.folder}/{check['name']}", "notrun"),
-                                                  verdicts.get(key))
-            work["checks_run"] += bool(code)
-        entry = {"name": check["name"], "chapter": chapter.folder, "exercise": check["exercise"],
-                 "status": status, "points": 0, "max_points": check["points"], "message": safe_text(message),
-                 "file": f"{chapter.folder}/{chapter.source_of(check['exercise'])}"}
-        compiled = (reused or {}).get("compiled") if reused is not None else \
-            read_json(folder / "build" / chapter.folder / f"{check['exercise']}.json")
-        if compiled and compiled.get("line"):
-            entry.update(line=compiled["line"], source_line=compiled.get("source_line", ""))
-        if status == "failed":  # the known mistakes its message names, on evidence (grading/analysis.py)
-            entry["mistakes"] = mistake_ids(entry["message"])
-        hint = hint_of(chapter, check["exercise"], hints)
-        if hint and status != "passed":
-            entry["hint"] = hint
-        if check.get("hidden"):
-            entry["hidden"] = True
-        if reused is not None:
-            entry["reused"] = True
-        if inputs_key and deterministic(status, message):
-            entry["inputs"] = inputs_key
-            if compiled and compiled.get("line"):
-                entry["compiled"] = {"line": compiled["line"], "source_line": compiled.get("source_line", "")}
-        tests.append(entry)
-    spoilt_chapters = {t["chapter"] for t in tests if t["status"] == "timed_out" and "compile" in t["message"]}
-    if any(t["status"] == "timed_out" and "submission budget" in t["message"] for t in tests):
-        spoilt_chapters = {t["chapter"] for t in tests}
-    for test in tests:  # a verdict that a budget or a compile's time limit touched is never reused
-        if test["chapter"] in spoilt_chapters:
-            test.pop("inputs", None)
-    for chapter in {kit["checks"][key]["chapter"] for key in to_run}:
-        timing = read_json(folder / "build" / chapter / "timing.json") or {}
-        sources_here = sum(1 for path in sources if path.startswith(f"{chapter}/"))
-        work["compiled"] += max(0, sources_here - timing.get("cached", 0)) if timing else 0
-        work["linked"] += bool(timing) and not timing.get("linked_before", True)
+        tests.append(test_entry(name, folder, kit["checks"][key], chapters, hints, inputs_key, reused,
+                                outcomes, verdicts.get(key), work))
+    never_reused_after_budget(tests)
+    count_builds(folder, kit, sources, to_run, work)
     award_points(tests)
     record = {
         "submission": name,
@@ -136,6 +99,61 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
                      collected, policy, None)
     write_report(record, out_dir, policy)
     return record
+
+
+def test_entry(name: str, folder: Path, check: dict, chapters: list[Chapter], hints: dict, inputs_key: str,
+               reused: dict | None, outcomes: dict[str, str], verdict: tuple[str, str, str] | None,
+               work: dict) -> dict:
+    """One check's entry of the report: its verdict (reused from an earlier grading, or from this
+    run's outcome), the line it points at, the mistakes it names, its hint, and its inputs' key."""
+    chapter = next(c for c in chapters if c.folder == check["chapter"])
+    if reused is not None:
+        status, message, code = reused["status"], reused["message"], ""
+        work["reused"] += 1
+    else:
+        status, message, code = check_verdict(outcomes.get(f"{name}/{chapter.folder}/{check['name']}", "notrun"),
+                                              verdict)
+        work["checks_run"] += bool(code)
+    entry = {"name": check["name"], "chapter": chapter.folder, "exercise": check["exercise"],
+             "status": status, "points": 0, "max_points": check["points"], "message": safe_text(message),
+             "file": f"{chapter.folder}/{chapter.source_of(check['exercise'])}"}
+    compiled = (reused or {}).get("compiled") if reused is not None else \
+        read_json(folder / "build" / chapter.folder / f"{check['exercise']}.json")
+    if compiled and compiled.get("line"):
+        entry.update(line=compiled["line"], source_line=compiled.get("source_line", ""))
+    if status == "failed":  # the known mistakes its message names, on evidence (grading/analysis.py)
+        entry["mistakes"] = mistake_ids(entry["message"])
+    hint = hint_of(chapter, check["exercise"], hints)
+    if hint and status != "passed":
+        entry["hint"] = hint
+    if check.get("hidden"):
+        entry["hidden"] = True
+    if reused is not None:
+        entry["reused"] = True
+    if inputs_key and deterministic(status, message):
+        entry["inputs"] = inputs_key
+        if compiled and compiled.get("line"):
+            entry["compiled"] = {"line": compiled["line"], "source_line": compiled.get("source_line", "")}
+    return entry
+
+
+def never_reused_after_budget(tests: list[dict]) -> None:
+    """A verdict that a budget or a compile's time limit touched is never reused: its inputs' key goes."""
+    spoilt_chapters = {t["chapter"] for t in tests if t["status"] == "timed_out" and "compile" in t["message"]}
+    if any(t["status"] == "timed_out" and "submission budget" in t["message"] for t in tests):
+        spoilt_chapters = {t["chapter"] for t in tests}
+    for test in tests:
+        if test["chapter"] in spoilt_chapters:
+            test.pop("inputs", None)
+
+
+def count_builds(folder: Path, kit: dict, sources: dict[str, str], to_run: list[str], work: dict) -> None:
+    """Adds to WORK the files compiled and the chapters linked by this run (from each chapter's timing)."""
+    for chapter in {kit["checks"][key]["chapter"] for key in to_run}:
+        timing = read_json(folder / "build" / chapter / "timing.json") or {}
+        sources_here = sum(1 for path in sources if path.startswith(f"{chapter}/"))
+        work["compiled"] += max(0, sources_here - timing.get("cached", 0)) if timing else 0
+        work["linked"] += bool(timing) and not timing.get("linked_before", True)
 
 
 def plan_checks(kit: dict, chapters: list[Chapter], sources: dict[str, str],

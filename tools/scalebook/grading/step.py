@@ -43,6 +43,18 @@ class Step:
         self.ledger = Ledger(submission / "ledger")
 
 
+
+def write_worker_launcher(step: Step, out: Path, worker: Path) -> None:
+    """OUT/worker.sh: runs the linked WORKER in its box, under the check step's limits."""
+    limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=step.settings.check_seconds + 1))
+    # The worker and the box's first process are copied into the box (bwrap's --ro-bind-data),
+    # not bound: a bind would show their host paths in the box's mountinfo.
+    command = sandbox.write_arguments(out / "worker.box", sandbox.box_arguments(
+        [("data", sandbox.WORKER_FD, "/worker"), ("data", sandbox.LAUNCHER_FD, "/launcher")], ["/launcher"],
+        limits, count_processes=False, as_pid_1=True))
+    sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits,
+                            {sandbox.WORKER_FD: worker, sandbox.LAUNCHER_FD: KIT / "bin" / "grade_box"})
+
 def build(step: Step, chapter: str) -> int:
     info = step.kit["chapters"][chapter]
     out = step.submission / "build" / chapter
@@ -85,14 +97,7 @@ def build(step: Step, chapter: str) -> int:
     worker = out / "worker"
     linked = any(r["status"] == "compiled" for r in exercises.values()) and link_error is None and worker.exists()
     if linked:
-        limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=step.settings.check_seconds + 1))
-        # The worker and the box's first process are copied into the box (bwrap's --ro-bind-data),
-        # not bound: a bind would show their host paths in the box's mountinfo.
-        command = sandbox.write_arguments(out / "worker.box", sandbox.box_arguments(
-            [("data", sandbox.WORKER_FD, "/worker"), ("data", sandbox.LAUNCHER_FD, "/launcher")], ["/launcher"],
-            limits, count_processes=False, as_pid_1=True))
-        sandbox.worker_launcher(out / "worker.sh", out / "worker.box", command, KIT / "nofork.bpf", limits,
-                                {sandbox.WORKER_FD: worker, sandbox.LAUNCHER_FD: KIT / "bin" / "grade_box"})
+        write_worker_launcher(step, out, worker)
     for exercise, result in exercises.items():
         if result["status"] == "compiled" and not linked:
             result = dict(result, status="compile_error", message=link_error or "the worker was not linked")
