@@ -745,17 +745,17 @@ TEST_CASE("7.3 the crossover is the smallest length where attention reaches the 
 }
 
 TEST_CASE("7.3 a layer wide enough that attention's count per pair passes 2^31") {
-  // d = 600000000, h = 1, d_ff = 1: attention costs n^2 (4d + 5h) = 2400000005 n^2, past what a
-  // 32-bit integer holds, and the rest 8d^2 + 4d d_ff = 2880000002400000000 n, within 64 bits. The
-  // smallest n with n * 2400000005 >= 2880000002400000000 is 1199999999 (by exact integers).
-  const LayerShape shape{600000000, 1, 1};
+  // d = 600000000, h = 1, d_ff = 4d = 2400000000: attention costs n^2 (4d + 5h) = 2400000005 n^2, past
+  // what a 32-bit integer holds, and the rest 8d^2 + 4d d_ff = 8640000000000000000 n, within 64 bits.
+  // The smallest n with n * 2400000005 >= 8640000000000000000 is 3599999993 (by exact integers).
+  const LayerShape shape{600000000, 1, 2400000000};
   INPUTS(shape);
   const Index n = crossover_length(shape);
-  CHECK_MESSAGE(n == 1199999999,
-                said("crossover_length(" + show(shape) + ") returned " + str(n) + "; the counts per token (2880000002400000000) "
+  CHECK_MESSAGE(n == 3599999993,
+                said("crossover_length(" + show(shape) + ") returned " + str(n) + "; the counts per token (8640000000000000000) "
                      "and per pair (2400000005) are exact in 64 bits, and the smallest n where attention's FLOPs reach the "
-                     "rest is 1199999999",
-                     crossover_mistakes(n, 600000000, 1, 1)));
+                     "rest is 3599999993",
+                     crossover_mistakes(n, 600000000, 1, 2400000000)));
 }
 
 TEST_CASE("7.3 bad shapes throw ShapeError") {
