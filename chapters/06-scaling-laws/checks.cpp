@@ -448,6 +448,18 @@ TEST_CASE("6.1 two hand-worked points") {
                      suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}})));
 }
 
+TEST_CASE("6.1 the points may come in any order") {
+  // The two hand-worked points, the largest size first: (100, 0.2) and (1, 2) lie on the same line,
+  // alpha = 0.5, a = 2. Sizes that fall are not all equal, however they compare with the first.
+  const std::vector<double> n = {100, 1}, l = {0.2, 2};
+  INPUTS(n, l);
+  const ch06::PowerLaw p = ch06::fit_power_law(n, l);
+  CHECK_MESSAGE(near(law_row(p), as_row({2, 0.5}), 1e-12),
+                said("fit_power_law through (100, 0.2) and (1, 2), the largest size first, must give (a, alpha) = (2, 0.5), "
+                     "index 0 a and 1 alpha",
+                     suspect(law_row(p), {{kLinearAxes, law_row(linear_axes_fit(n, l))}})));
+}
+
 TEST_CASE("6.1 an exact power law over five decades is recovered") {
   const std::vector<double> n = {10, 1e3, 1e4, 1e5, 1e6, 1e7};
   std::vector<double> l;
@@ -498,6 +510,9 @@ TEST_CASE("6.1 non-positive or non-finite sizes and losses and equal sizes throw
   }
   CHECK_THROWS_CALL(ValueError, "equal sizes leave the slope undefined: ValueError", ch06::fit_power_law, ch06::Numbers{5, 5, 5},
                     ch06::Numbers{3, 2, 1});
+  // 0.1 is no float: sizes compared after a narrowing to float are never equal to the first.
+  CHECK_THROWS_CALL(ValueError, "equal sizes leave the slope undefined: ValueError", ch06::fit_power_law,
+                    ch06::Numbers{0.1, 0.1, 0.1}, ch06::Numbers{3, 2, 1});
 }
 
 TEST_CASE("6.1 a bad size or loss at the first or the last point throws ValueError") {
@@ -842,6 +857,35 @@ TEST_CASE("6.4 the closed form agrees with a brute-force minimisation for Hoffma
   }
 }
 
+TEST_CASE("6.4 an uneven law follows the closed form to 1e-12") {
+  // Hoffmann et al.'s constants at C = 1e21: G = (alpha a / beta b)^(1 / (alpha + beta)) is no round
+  // number, and N_opt = G (C / 6)^(beta / (alpha + beta)), D_opt = (C / 6) / N_opt; here in long double.
+  const long double alpha = 0.34L, beta = 0.28L, nd = 1e21L / 6;
+  const long double g = std::pow(alpha * 406.4L / (beta * 410.7L), 1 / (alpha + beta));
+  const double n = static_cast<double>(g * std::pow(nd, beta / (alpha + beta))), d = static_cast<double>(nd / (g * std::pow(nd, beta / (alpha + beta))));
+  INPUTS(kChinchilla, 1e21);
+  const ch06::Allocation x = ch06::compute_optimal(kChinchilla, 1e21);
+  const double off_n = std::abs(x.params / n - 1), off_d = std::abs(x.tokens / d - 1);
+  CHECK_MESSAGE((off_n <= 1e-12 && off_d <= 1e-12),
+                "compute_optimal with Hoffmann et al.'s law at C = 1e21 must give N_opt = " << format_number(n) << " and D_opt = "
+                    << format_number(d) << " to 1e-12 relative (the closed form, every step in double), got N "
+                    << format_number(x.params) << " (" << format_number(off_n) << " relative off) and D " << format_number(x.tokens)
+                    << " (" << format_number(off_d) << " off)");
+}
+
+TEST_CASE("6.4 a law's weights may be any finite positive numbers, however large") {
+  // a = b = 1e300, alpha = beta = 1/2, e = 0, C = 600: G = 1, N = D = sqrt(100) = 10, and
+  // L = 1e300 / sqrt(10) + 1e300 / sqrt(10). 1e300 is finite: a weight read into a float is +infinity.
+  const ch06::ComputeLaw law{0.0, 1e300, 1e300, 0.5, 0.5};
+  INPUTS(law, 600.0);
+  const ch06::Allocation x = ch06::compute_optimal(law, 600.0);
+  const double loss = 2e300 / std::sqrt(10.0);
+  CHECK_MESSAGE((std::abs(x.params - 10) <= 1e-12 * 10 && std::abs(x.tokens - 10) <= 1e-12 * 10 && std::abs(x.loss / loss - 1) <= 1e-12),
+                "compute_optimal({e 0, a 1e300, b 1e300, alpha 0.5, beta 0.5}, 600) must give N = D = 10 and L = 2e300 / sqrt(10) = "
+                    << format_number(loss) << ", got N " << format_number(x.params) << ", D " << format_number(x.tokens) << ", L "
+                    << format_number(x.loss));
+}
+
 TEST_CASE("6.4 parameters grow as C to the beta over alpha plus beta") {
   INPUTS(kChinchilla, 1e20, 1e22);
   const ch06::Allocation small = ch06::compute_optimal(kChinchilla, 1e20), large = ch06::compute_optimal(kChinchilla, 1e22);
@@ -1051,6 +1095,25 @@ TEST_CASE("6.6 logits of magnitude 1000 and rows far apart give finite cross-ent
                          format_number(r.test_loss), named));
   CHECK_MESSAGE(r.test_accuracy == 1.0, said("accuracy_report: every test row predicts its label, test accuracy 1, got " +
                                                  format_number(r.test_accuracy), named));
+}
+
+TEST_CASE("6.6 any finite logit counts, however large") {
+  // The row (1e300, 0): with label 0 the cross-entropy is ln(1 + e^-1e300) + 1e300 - 1e300 = 0 and
+  // the prediction right; with label 1 it is 1e300 - 0 = 1e300 and the prediction wrong. A row's
+  // maximum kept in a float is +infinity, and the loss NaN.
+  const Matrix logits = (Matrix(1, 2) << 1e300, 0.0).finished();
+  const std::vector<int> train_y = {0}, test_y = {1};
+  INPUTS(logits, train_y, test_y);
+  const ch06::AccuracyReport r = ch06::accuracy_report(logits, train_y, logits, test_y);
+  const std::string named = report_mistakes(r, logits, train_y, logits, test_y);
+  CHECK_MESSAGE((r.train_loss == 0.0 && r.train_accuracy == 1.0),
+                said("accuracy_report on the logits (1e300, 0) with label 0 must give loss 0 and accuracy 1: every finite "
+                     "logit counts, got loss " + format_number(r.train_loss) + " and accuracy " + format_number(r.train_accuracy),
+                     named));
+  CHECK_MESSAGE((std::abs(r.test_loss / 1e300 - 1) <= 1e-12 && r.test_accuracy == 0.0),
+                said("accuracy_report on the logits (1e300, 0) with label 1 must give loss 1e300 and accuracy 0, got loss " +
+                         format_number(r.test_loss) + " and accuracy " + format_number(r.test_accuracy),
+                     named));
 }
 
 TEST_CASE("6.6 empty sets, mismatched rows or classes and bad labels or logits throw") {

@@ -48,7 +48,7 @@ struct SaturatingPowerLaw {
 
 /// \brief Exercise 6.1: the power law \f$L = a N^{-\alpha}\f$ fitted by least squares on log–log
 /// axes: the straight line \f$\ln L = \ln a - \alpha \ln N\f$ through the points
-/// \f$(\ln N_i, \ln L_i)\f$, with the ordinary least-squares slope and intercept.
+/// \f$(\ln N_i, \ln L_i)\f$ (given in any order), with the ordinary least-squares slope and intercept.
 /// \throws ShapeError if the lists differ in length or hold fewer than 2 points
 /// \throws ValueError if a size or loss is not positive or not finite, or all sizes are equal
 PowerLaw fit_power_law(const Numbers& sizes, const Numbers& losses);
@@ -140,7 +140,8 @@ struct AccuracyReport {
 ///
 /// A row's prediction is the column of its largest logit (the first one on a tie). The
 /// cross-entropy \f$-\ln \mathrm{softmax}(z)_y = \ln \sum_j e^{z_j} - z_y\f$ must stay finite
-/// for logits as large as ±1000 (subtract the row's maximum first).
+/// for logits as large as ±1000, and be computed for any finite logits (subtract the row's
+/// maximum first, in double).
 /// \throws ShapeError if a logits matrix is empty, its rows differ from its labels' count, or the
 ///   two matrices have different numbers of columns (classes)
 /// \throws ValueError if a logit is not finite or a label is outside 0 .. classes − 1

@@ -744,6 +744,20 @@ TEST_CASE("7.3 the crossover is the smallest length where attention reaches the 
   }
 }
 
+TEST_CASE("7.3 a layer wide enough that attention's count per pair passes 2^31") {
+  // d = 600000000, h = 1, d_ff = 4d = 2400000000: attention costs n^2 (4d + 5h) = 2400000005 n^2, past
+  // what a 32-bit integer holds, and the rest 8d^2 + 4d d_ff = 8640000000000000000 n, within 64 bits.
+  // The smallest n with n * 2400000005 >= 8640000000000000000 is 3599999993 (by exact integers).
+  const LayerShape shape{600000000, 1, 2400000000};
+  INPUTS(shape);
+  const Index n = crossover_length(shape);
+  CHECK_MESSAGE(n == 3599999993,
+                said("crossover_length(" + show(shape) + ") returned " + str(n) + "; the counts per token (8640000000000000000) "
+                     "and per pair (2400000005) are exact in 64 bits, and the smallest n where attention's FLOPs reach the "
+                     "rest is 3599999993",
+                     crossover_mistakes(n, 600000000, 1, 2400000000)));
+}
+
 TEST_CASE("7.3 bad shapes throw ShapeError") {
   for (Index bad : {Index{0}, Index{-1}, Index{-1} << 40}) {
     CHECK_THROWS_CALL(ShapeError, kSizes, crossover_length, LayerShape{bad, 2, 32});
@@ -796,6 +810,17 @@ TEST_CASE("7.4 a block longer than its sequence is cut to it") {
   CHECK_MESSAGE(ones.tiled == (1 + 3 + 2) * 8, said("attention_memory with blocks of one row: a 1 x 1 tile, a 1 x 3 accumulator, one "
                                                     "max and one sum, 48 bytes, got " + str(ones.tiled),
                                                     memory_mistakes(ones, 7, 9, 3, 1, 1, 8)));
+}
+
+TEST_CASE("7.4 a tile of 65536 x 65536 scores is counted in 64 bits") {
+  // n = 100000 and blocks of 65536: one tile holds 65536^2 = 2^32 scores, past what a 32-bit integer
+  // holds. In floats, d_v = 64: (2^32 + 65536 * 64 + 2 * 65536) * 4 = 17197170688 bytes.
+  INPUTS(100000, 100000, 64, 65536, 65536, 4);
+  const MemoryUse m = attention_memory(100000, 100000, 64, 65536, 65536, 4);
+  CHECK_MESSAGE(m.tiled == 17197170688,
+                said("attention_memory with blocks of 65536: a 65536 x 65536 tile, a 65536 x 64 accumulator, 65536 maxima and "
+                     "65536 sums in floats, 17197170688 bytes, got " + str(m.tiled),
+                     memory_mistakes(m, 100000, 100000, 64, 65536, 65536, 4)));
 }
 
 TEST_CASE("7.4 bad sizes throw ShapeError") {
@@ -890,6 +915,22 @@ TEST_CASE("7.5 scores below any finite starting maximum keep their weights") {
   const Matrix w = online_softmax(scores);
   CHECK_MESSAGE(identical(w, row_of({1.0, 0.0})),
                 said("online_softmax of the row (-1e31, -2e31) must give weights (1, 0): these scores are finite, not masked",
+                     weight_mistakes(w, scores)));
+}
+
+TEST_CASE("7.5 any finite score counts, however large") {
+  // 1e300 and -1e300 are finite doubles: the state is {1e300, 1} and the weights (1, 0, 0). A score
+  // read into a float becomes +-infinity there, and is then refused as +infinity or lost as masked.
+  const Matrix scores = row_of({1e300, 0.0, -1e300});
+  INPUTS(scores);
+  const SoftmaxState s = softmax_state(scores);
+  CHECK_MESSAGE((s.max == 1e300 && s.sum == 1.0),
+                said("softmax_state of (1e300, 0, -1e300) must be {1e300, 1}: every finite score counts, got " + show(s),
+                     state_mistakes(s, scores.row(0))));
+  const Matrix w = online_softmax(scores);
+  CHECK_MESSAGE(identical(w, row_of({1.0, 0.0, 0.0})),
+                said("online_softmax of the row (1e300, 0, -1e300) must give weights (1, 0, 0): these scores are finite, "
+                     "neither +infinity nor masked",
                      weight_mistakes(w, scores)));
 }
 
