@@ -488,8 +488,8 @@ function(_scalebook_chapter_hidden_zoo)
     set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/hidden_zoo/${mutant_name}/${mutated_file}")
     add_custom_command(OUTPUT "${mutated_source}"
                        COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
-                               "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}" "${mutated_source}"
-                       DEPENDS "${mutant}" "${PROJECT_SOURCE_DIR}/solutions/${ARG_NAME}/${mutated_file}"
+                               "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" "${mutated_source}"
+                       DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
                                "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
                        COMMENT "Hidden bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
     set(kept_objects)

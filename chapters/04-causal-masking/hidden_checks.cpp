@@ -93,14 +93,18 @@ TEST_CASE("4.2 a causal mask over 96 tokens and a scattered mask over 80 keys") 
   Rng rng(4021);
   const Matrix causal_scores = 3.0 * normal_matrix(96, 96, rng);
   const BoolMatrix causal = lower_left(96, 96, 0);
-  const Matrix w = masked_softmax(causal_scores, causal);
-  CHECK_MESSAGE(near(w, allowed_softmax(causal_scores, causal)),
-                "masked_softmax of 96 x 96 random scores under a causal mask is wrong: each row is a softmax "
-                "over all of its allowed entries, however long the row");
+  {
+    INPUTS(causal_scores, causal);
+    const Matrix w = masked_softmax(causal_scores, causal);
+    CHECK_MESSAGE(near(w, allowed_softmax(causal_scores, causal)),
+                  "masked_softmax of 96 x 96 random scores under a causal mask is wrong: each row is a softmax "
+                  "over all of its allowed entries, however long the row");
+  }
   const Matrix wide_scores = 3.0 * normal_matrix(7, 80, rng);
   BoolMatrix scattered(7, 80);
   for (Index i = 0; i < 7; ++i)
     for (Index j = 0; j < 80; ++j) scattered(i, j) = (3 * i + 5 * j) % 7 != 2;
+  INPUTS(wide_scores, scattered);
   const Matrix ws = masked_softmax(wide_scores, scattered);
   CHECK_MESSAGE(near(ws, allowed_softmax(wide_scores, scattered)),
                 "masked_softmax of 7 x 80 random scores under the mask (3i + 5j) % 7 != 2 is wrong: each row is "
@@ -122,6 +126,7 @@ TEST_CASE("4.3 allowed scores at the lowest double keep all the weight when atte
       const Matrix k = Matrix::Constant(5, 1, -1.0);
       const Index offset = alignment == Alignment::BottomRight ? 5 - n_q : 0;
       const BoolMatrix allowed = lower_left(n_q, 5, offset);
+      INPUTS(q, k, v, alignment);
       const Matrix out = causal_attention(q, k, v, alignment);
       CHECK_MESSAGE(near(out, mean_of_allowed_values(allowed, v), 1e-14),
                     said("causal_attention with every score exactly -DBL_MAX is wrong: each query must output "
