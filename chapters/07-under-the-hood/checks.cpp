@@ -133,6 +133,16 @@ constexpr Named kAboveDiagonal{"tiled_causal_tile_above_diagonal", "a key block 
 constexpr Named kTileLocal{"tiled_mask_tile_local", "the causal mask built in tile-local indices (i - i0, j - j0) instead of the sequence's (i, j)"};
 constexpr Named kAllocatesScores{"tiled_allocates_scores", "the whole (n_q, n_k) score matrix allocated besides the tiles"};
 
+// The bound on the worker's resident memory in 7.6's graded memory checks (see them below): 4 MiB,
+// between the reference's 0.7 to 0.9 MiB and the 8 MiB of a single sequence-long buffer. Under
+// AddressSanitizer (the asan preset; grading never uses it) shadow memory, redzones and the
+// quarantine make the reference itself hold 4 to 5 MiB: 6 MiB there, still below that 8 MiB buffer.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr std::int64_t kResidentBound = std::int64_t{6} << 20;
+#else
+constexpr std::int64_t kResidentBound = std::int64_t{4} << 20;
+#endif
+
 constexpr char kSizes[] = "every size below 1 must throw ShapeError";
 
 // May query i see key j? The rule of chapter 4, written out here.
@@ -1128,7 +1138,7 @@ TEST_CASE("7.6 tiled attention never allocates an n by n matrix") {
       // arguments and result (3 + 1 copies of n x d doubles, 256 KiB) and the pages of code and stack
       // the call touches; measured on the reference: 0.7 to 0.9 MiB. The naive scores alone are 8 MiB.
       // 4 MiB lies between, with room on both sides for allocators and libraries that differ.
-      const std::int64_t resident_bound = 4 << 20;
+      const std::int64_t resident_bound = kResidentBound;
       CHECK_MESSAGE(tiled.resident_bytes < resident_bound,
                     said("tiled_attention with n = 1024 made the worker hold at least " + str(tiled.resident_bytes) +
                              " bytes at once; allowed " + str(resident_bound) + " (the n x n matrix alone is " + str(n_by_n) + ")",
@@ -1164,7 +1174,7 @@ TEST_CASE("7.6 buffers are as long as a block, not as the sequence") {
     if (tiled.resident_bytes >= 0) {
       // Graded: the worker's resident memory (whole pages, request and reply buffers, code); the
       // inputs and output are 128 KiB, the tiles 32 KiB. As in the check above, 4 MiB lies between.
-      const std::int64_t resident_bound = 4 << 20;
+      const std::int64_t resident_bound = kResidentBound;
       CHECK_MESSAGE(tiled.resident_bytes < resident_bound,
                     said("tiled_attention with n = 4096, d = 1 and blocks of " + str(block_q) + " queries and " + str(block_k) +
                              " keys made the worker hold " + str(tiled.resident_bytes) + " bytes at once; allowed " +
