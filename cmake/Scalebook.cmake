@@ -439,23 +439,7 @@ function(_scalebook_chapter_proofs)
       if(mutated_index EQUAL -1)
         message(FATAL_ERROR "${mutant}: 'file: ${mutated_file}' is not one of the chapter's sources: ${ARG_SOURCES}")
       endif()
-      set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/zoo/${mutant_name}/${mutated_file}")
-      add_custom_command(OUTPUT "${mutated_source}"
-                         COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
-                                 "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" "${mutated_source}"
-                         DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
-                                 "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
-                         COMMENT "Bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
-      set(kept_objects)
-      set(index 0)
-      foreach(source IN LISTS ARG_SOURCES)
-        math(EXPR index "${index} + 1")
-        if(NOT source STREQUAL mutated_file)
-          list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
-        endif()
-      endforeach()
-      _scalebook_contract_library(${ch}_mutant_${mutant_name} "${mutated_source}" "${chapter_dir}" ${ARG_NUMBER}
-                                  OBJECTS ${kept_objects})
+      _scalebook_mutant_library(${ch}_mutant_${mutant_name} "${mutant}" "${mutated_file}" zoo "Bug zoo")
       _scalebook_checks_executable(${ch}_zoo_${mutant_name} ${ch}_checks_objects ${ch}_mutant_${mutant_name})
       add_test(NAME "${ARG_NAME} bug zoo: ${mutant_name} is caught"
                COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_zoo_${mutant_name}>"
@@ -485,23 +469,7 @@ function(_scalebook_chapter_hidden_zoo)
     if(mutated_index EQUAL -1)
       message(FATAL_ERROR "${mutant}: 'file: ${mutated_file}' is not one of the chapter's sources: ${ARG_SOURCES}")
     endif()
-    set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/hidden_zoo/${mutant_name}/${mutated_file}")
-    add_custom_command(OUTPUT "${mutated_source}"
-                       COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
-                               "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" "${mutated_source}"
-                       DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
-                               "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
-                       COMMENT "Hidden bug zoo: applying ${mutant_name} to ${mutated_file}" VERBATIM)
-    set(kept_objects)
-    set(index 0)
-    foreach(source IN LISTS ARG_SOURCES)
-      math(EXPR index "${index} + 1")
-      if(NOT source STREQUAL mutated_file)
-        list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
-      endif()
-    endforeach()
-    _scalebook_contract_library(${ch}_hidden_mutant_${mutant_name} "${mutated_source}" "${chapter_dir}" ${ARG_NUMBER}
-                                OBJECTS ${kept_objects})
+    _scalebook_mutant_library(${ch}_hidden_mutant_${mutant_name} "${mutant}" "${mutated_file}" hidden_zoo "Hidden bug zoo")
     _scalebook_checks_executable(${ch}_hidden_zoo_${mutant_name} "${ch}_checks_objects;${ch}_hidden_objects"
                                  ${ch}_hidden_mutant_${mutant_name})
     set(test "${ARG_NAME} hidden bug zoo: ${mutant_name} passes every visible check and fails a hidden one")
@@ -612,6 +580,30 @@ endfunction()
 
 # scalebook_add_chapter([NAME folder]): the chapter in the current folder (or chapters/NAME), from
 # its chapter.json. The helpers above read this function's variables (ARG_*, ch, chapter_dir...).
+# _scalebook_mutant_library(TARGET MUTANT FILE FOLDER WHAT): the chapter's reference with MUTANT
+# applied to FILE (by cmake/apply_mutant.py, into FOLDER/NAME/ of the binary dir), as the contract
+# library TARGET; the chapter's other files are the reference's objects. Reads the calling
+# scalebook_add_chapter's ch, ARG_NAME, ARG_SOURCES, ARG_NUMBER and chapter_dir.
+function(_scalebook_mutant_library target mutant mutated_file folder what)
+  cmake_path(GET mutant STEM mutant_name)
+  set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/${folder}/${mutant_name}/${mutated_file}")
+  add_custom_command(OUTPUT "${mutated_source}"
+                     COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py" "${mutant}"
+                             "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}" "${mutated_source}"
+                     DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
+                             "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
+                     COMMENT "${what}: applying ${mutant_name} to ${mutated_file}" VERBATIM)
+  set(kept_objects)
+  set(index 0)
+  foreach(source IN LISTS ARG_SOURCES)
+    math(EXPR index "${index} + 1")
+    if(NOT source STREQUAL mutated_file)
+      list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
+    endif()
+  endforeach()
+  _scalebook_contract_library(${target} "${mutated_source}" "${chapter_dir}" ${ARG_NUMBER} OBJECTS ${kept_objects})
+endfunction()
+
 function(scalebook_add_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME" "")
   if(NOT ARG_NAME)
