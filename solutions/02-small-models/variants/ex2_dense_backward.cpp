@@ -1,6 +1,6 @@
 // Variant of exercise 2.2 — dense_backward reuses dense_forward (2.1) for ReLU's mask: relu(z) > 0
-// exactly where z > 0; the gradients are explicit loops instead of Eigen products (another summation
-// order, the last bits may differ): dw = xᵀ dz, db = the column sums of dz, dx = dz wᵀ.
+// exactly where z > 0; dw = xᵀ dz, db = the column sums of dz and dx = dz wᵀ are explicit loops over
+// the examples (db's sums then run in another order than Eigen's vectorised colwise().sum()).
 #include "small_models.hpp"
 
 #include <string>
