@@ -581,7 +581,7 @@ function(_scalebook_chapter_pages)
                ${reference_sources} "${chapter_dir}/${ARG_LESSON}")
 endfunction()
 
-# Each solutions/NAME/variants/FILE: a correct solution written another way (another order of
+# Each variants/FILE of the reference chapter: a correct solution written another way (another order of
 # operations, loops for Eigen's expressions, a reciprocal for a division...) that stands in for the
 # reference's FILE. With all of a chapter's variants in place of their files, every check, visible
 # and hidden, must pass, and the lesson must print what the book prints as `./workbook run N --diff`
