@@ -457,8 +457,11 @@ endfunction()
 # proof that the hidden checks take points the visible ones leave. The zoo is never released.
 function(_scalebook_chapter_hidden_zoo)
   file(GLOB hidden_mutants CONFIGURE_DEPENDS "${chapter_dir}/bugzoo/hidden/*.mutant")
-  if(hidden_mutants AND NOT has_hidden)
+  if(hidden_mutants AND NOT CHAPTER_HIDDEN_CHECKS)
     message(FATAL_ERROR "${chapter_dir}/bugzoo/hidden holds mutants but the chapter's manifest names no hidden_checks")
+  endif()
+  if(NOT has_hidden)
+    return()  # a build on another track (SCALEBOOK_TRACK_DIR) compiles no hidden checks to prove
   endif()
   foreach(mutant IN LISTS hidden_mutants)
     cmake_path(GET mutant STEM mutant_name)
@@ -578,6 +581,53 @@ function(_scalebook_chapter_pages)
                ${reference_sources} "${chapter_dir}/${ARG_LESSON}")
 endfunction()
 
+# Each variants/FILE of the reference chapter: a correct solution written another way (another order of
+# operations, loops for Eigen's expressions, a reciprocal for a division...) that stands in for the
+# reference's FILE. With all of a chapter's variants in place of their files, every check, visible
+# and hidden, must pass, and the lesson must print what the book prints as `./workbook run N --diff`
+# compares them: no line marked as differing, no claim of the page failing
+# (cmake/check_lesson_matches.py). The proof that a correct student is never told otherwise.
+function(_scalebook_chapter_variants)
+  file(GLOB variants CONFIGURE_DEPENDS "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/variants/*")
+  if(NOT variants)
+    return()
+  endif()
+  foreach(variant IN LISTS variants)
+    cmake_path(GET variant FILENAME name)
+    if(NOT name IN_LIST ARG_SOURCES)
+      message(FATAL_ERROR "${variant}: a variant is named like the reference file it replaces, one of: ${ARG_SOURCES}")
+    endif()
+  endforeach()
+  set(variant_sources)
+  set(kept_objects)
+  set(index 0)
+  foreach(source IN LISTS ARG_SOURCES)
+    math(EXPR index "${index} + 1")
+    if(EXISTS "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/variants/${source}")
+      list(APPEND variant_sources "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/variants/${source}")
+    else()
+      list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
+    endif()
+  endforeach()
+  _scalebook_contract_library(${ch}_variant "${variant_sources}" "${chapter_dir}" ${ARG_NUMBER} OBJECTS ${kept_objects})
+  set(all_check_objects ${ch}_checks_objects)
+  if(has_hidden)
+    list(APPEND all_check_objects ${ch}_hidden_objects)
+  endif()
+  _scalebook_checks_executable(${ch}_checks_on_variant "${all_check_objects}" ${ch}_variant)
+  add_test(NAME "${ARG_NAME} a correct solution written another way passes every check"
+           COMMAND ${ch}_checks_on_variant)
+  add_executable(${ch}_lesson_variant $<TARGET_OBJECTS:${ch}_lesson_objects>)
+  target_link_libraries(${ch}_lesson_variant PRIVATE ${ch}_variant scalebook::lib)
+  set(test "${ARG_NAME} a correct solution written another way: its lesson matches the book, no claim fails")
+  add_test(NAME "${test}"
+           COMMAND "${Python3_EXECUTABLE}" "${SCALEBOOK_CMAKE_DIR}/check_lesson_matches.py"
+                   --book $<TARGET_FILE:${ch}_lesson> --other $<TARGET_FILE:${ch}_lesson_variant>
+                   --chapter "${chapter_dir}" --work "${CMAKE_CURRENT_BINARY_DIR}/variant_lesson")
+  set_tests_properties("${ARG_NAME} a correct solution written another way passes every check" "${test}"
+                       PROPERTIES LABELS "proof;variant")
+endfunction()
+
 # scalebook_add_chapter([NAME folder]): the chapter in the current folder (or chapters/NAME), from
 # its chapter.json. The helpers above read this function's variables (ARG_*, ch, chapter_dir...).
 # _scalebook_mutant_library(TARGET MUTANT FILE FOLDER WHAT): the chapter's reference with MUTANT
@@ -637,6 +687,9 @@ function(scalebook_add_chapter)
     set(reference_sources)  # the edition has none: the book shows the lesson alone
   endif()
   _scalebook_chapter_lesson()
+  if(SCALEBOOK_PROVE_STUBS_FAIL AND NOT SCALEBOOK_STUDENT_EDITION)
+    _scalebook_chapter_variants()
+  endif()
   _scalebook_chapter_docs()
   _scalebook_chapter_pages()
 endfunction()

@@ -3,7 +3,7 @@
 foreach(run a b)
   file(REMOVE_RECURSE "${WORK_DIR}/${run}")
   file(MAKE_DIRECTORY "${WORK_DIR}/${run}")
-  execute_process(COMMAND "${LESSON}" "${WORK_DIR}/${run}" OUTPUT_FILE "${WORK_DIR}/${run}/lesson.out"
+  execute_process(COMMAND "${LESSON}" "${WORK_DIR}/${run}" --book OUTPUT_FILE "${WORK_DIR}/${run}/lesson.out"
                   RESULT_VARIABLE result WORKING_DIRECTORY "${WORK_DIR}/${run}")
   if(NOT result EQUAL 0)
     message(FATAL_ERROR "lesson failed on run ${run}: ${result}")

@@ -456,17 +456,20 @@ TEST_CASE("1.2 a double's digits are kept: numbers that a float cannot hold") {
 TEST_CASE("1.2 any positive scale is valid, however small") {
   // A feature measured in small units has a small standard deviation: 1e-12 is a scale like any
   // other, and only a scale of 0 or below is invalid. A threshold above 0 rejects such a feature.
-  const ch01::Scaling s{row({1e-12, 0}), row({1e-12, 1})};
-  const Matrix x = from_rows(1, 2, {3e-12, 5});
+  // 1e-310 is a double too (a subnormal one), whose reciprocal overflows to infinity: multiplying by
+  // 1 / scale instead of dividing by the scale gives infinity where (x - mean) / scale is 2.
+  const ch01::Scaling s{row({1e-12, 0, 0}), row({1e-12, 1, 1e-310})};
+  const Matrix x = from_rows(1, 3, {3e-12, 5, 2e-310});
   INPUTS(x, s);
   Matrix z;
   const std::string thrown = thrown_by([&] { z = ch01::apply_scaling(x, s); });
   // What a threshold above 0 gives on this input: a ValueError instead of a result.
-  REQUIRE_MESSAGE(thrown.empty(), said("apply_scaling with the scales (1e-12, 1) threw \"" + thrown + "\": every scale above 0 "
-                                       "is valid, however small",
+  REQUIRE_MESSAGE(thrown.empty(), said("apply_scaling with the scales (1e-12, 1, 1e-310) threw \"" + thrown + "\": every scale "
+                                       "above 0 is valid, however small",
                                        suspect_exact(thrown.empty(), {{kScaleThreshold, false}})));
-  CHECK_MESSAGE(near(z, from_rows(1, 2, {2, 5})), "apply_scaling of (3e-12, 5) with means (1e-12, 0) and scales (1e-12, 1) "
-                                                  "must give (2, 5)");
+  CHECK_MESSAGE(near(z, from_rows(1, 3, {2, 5, 2})),
+                "apply_scaling of (3e-12, 5, 2e-310) with means (1e-12, 0, 0) and scales (1e-12, 1, 1e-310) must give "
+                "(2, 5, 2)");
 }
 
 TEST_CASE("1.2 mismatched shapes, empty rows and bad scalings throw") {

@@ -288,15 +288,16 @@ TEST_CASE("2.1 a hand-worked Dense layer with and without ReLU") {
 }
 
 TEST_CASE("2.1 one row and one output, large magnitudes") {
-  const Matrix x = from_rows(1, 3, {1e150, -1e150, 2});
-  const Matrix w = from_rows(3, 1, {1, 1, 0.5});
-  INPUTS(x, w, row({-2}));
-  // x w = 1e150 - 1e150 + 1 = 1 (exact), + b = -1; ReLU gives 0 (ReLU first would give 1 - 2 = -1).
-  const Matrix linear = ch02::dense_forward(x, w, row({-2}), false), relu = ch02::dense_forward(x, w, row({-2}), true);
-  CHECK_MESSAGE(near(linear, from_rows(1, 1, {-1})), "dense_forward of x = (1e150, -1e150, 2), w = (1, 1, 0.5), b = -2 must be -1");
-  // (ReLU before the bias and no ReLU both give -1 here: the hand-worked case above tells them apart.)
+  // Magnitudes no float holds (1e150 and 1e-150), in a sum that every order of addition gives to
+  // rounding: x w = 1e150 * 1e-150 + 2 * 0.5 = 2 (to 1e-16), + b = -1; ReLU gives 0 (ReLU before the
+  // bias would give 2 - 3 = -1). The bias may be added first or last.
+  const Matrix x = from_rows(1, 2, {1e150, 2});
+  const Matrix w = from_rows(2, 1, {1e-150, 0.5});
+  INPUTS(x, w, row({-3}));
+  const Matrix linear = ch02::dense_forward(x, w, row({-3}), false), relu = ch02::dense_forward(x, w, row({-3}), true);
+  CHECK_MESSAGE(near(linear, from_rows(1, 1, {-1})), "dense_forward of x = (1e150, 2), w = (1e-150, 0.5), b = -3 must be -1");
   CHECK_MESSAGE(near(relu, from_rows(1, 1, {0})),
-                "dense_forward with ReLU of x = (1e150, -1e150, 2), w = (1, 1, 0.5), b = -2 must be relu(x w + b) = relu(-1) = 0");
+                "dense_forward with ReLU of x = (1e150, 2), w = (1e-150, 0.5), b = -3 must be relu(x w + b) = relu(-1) = 0");
 }
 
 TEST_CASE("2.1 shapes that do not fit, empty inputs and NaN throw") {

@@ -622,7 +622,7 @@ TEST_CASE("6.2 a bad size or loss at the first or the last point throws ValueErr
 }
 
 TEST_CASE("6.2 the contract's method replayed: the scan over E_k, then golden-section search") {
-  // Four noisy data sets and six exact ones. The method (scan, then refinement between the best
+  // Five noisy data sets and six exact ones. The method (scan, then refinement between the best
   // E_k's neighbours) fixes the answer: a correct fit agrees with the replay below to rounding
   // (1e-6), whatever the noise did to the data; a scan without refinement, another grid or a
   // refinement on another interval lands elsewhere.
@@ -637,6 +637,9 @@ TEST_CASE("6.2 the contract's method replayed: the scan over E_k, then golden-se
       law_data({1, 4, 16, 64}, 0.3, 15.0, 0.43, 0.0, 0),             // E just above E_1 = 0.102 min L
       law_data({10, 100, 1e3, 1e4, 1e5, 1e6}, 1.6, 33.0, 1.0, 0.0, 0),  // E within 2e-5 of min L: k near 100
       law_data(powers_of_two(0, 5), 1.4, 38.0, 0.33, 0.0, 0),           // the best grid point is E_1
+      // Noisy, yet well fitted (E 1.5012, alpha 0.771), where neighbouring E_k score alike to 7
+      // digits: only scores kept in double find the first k of least score that the contract names.
+      law_data({1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}, 1.5, 100.0, 0.7, 0.001, 626),
   };
   for (const LawData& d : sets) {  // every message names the data set
     INFO("data: ", d.what);

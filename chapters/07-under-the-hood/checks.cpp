@@ -127,6 +127,7 @@ constexpr Named kTiledAcc{"tiled_accumulator_not_rescaled", "the output accumula
 constexpr Named kTiledNeither{"tiled_nothing_rescaled", "neither the running sum nor the output accumulator rescaled when a tile raises the maximum"};
 constexpr Named kTiledFiniteMax{"tiled_max_starts_finite", "the running maxima started at a finite number (-10000) instead of -infinity"};
 constexpr Named kPartialDropped{"tiled_last_partial_block_dropped", "the block count rounded down (n / block): the last partial block of queries and keys is dropped"};
+constexpr Named kBlockCountOverflow{"tiled_block_count_overflow", "the blocks counted as (n + block - 1) / block, which overflows for a block near the largest Index: no tile is visited; count n / block, plus one for a remainder"};
 constexpr Named kAlignmentSwapped{"tiled_alignment_swapped", "top-left and bottom-right causal alignment swapped"};
 constexpr Named kSkipShort{"tiled_causal_skip_one_block_short", "causal block skipping one block short: the diagonal key block is skipped"};
 constexpr Named kAboveDiagonal{"tiled_causal_tile_above_diagonal", "a key block past the diagonal computed (and masked) instead of skipped"};
@@ -325,11 +326,15 @@ struct Slips {
 
 double exp_as(double x, bool clamped) { return std::exp(clamped ? std::max(x, -708.3964185322641) : x); }
 
+// Blocks of B rows covering A rows, the last one possibly shorter; for any B >= 1 (A + B - 1 would
+// overflow for a block near the largest Index).
+Index ceil_div(Index a, Index b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 Matrix tiled_model(const Matrix& q, const Matrix& k, const Matrix& v, Index block_q, Index block_k, Masking masking,
                    Slips slips) {
   const Index n_q = q.rows(), n_k = k.rows();
   const double root = std::sqrt(static_cast<double>(q.cols()));
-  const Index key_blocks = slips.drop_partial_key_block ? n_k / block_k : (n_k + block_k - 1) / block_k;
+  const Index key_blocks = slips.drop_partial_key_block ? n_k / block_k : ceil_div(n_k, block_k);
   Matrix out = Matrix::Zero(n_q, v.cols());
   for (Index i = 0; i < n_q; ++i) {
     const Index i0 = (i / block_q) * block_q;
@@ -424,8 +429,8 @@ Index tiles_with_allowed_scores(Index n_q, Index n_k, Index block_q, Index block
 // one block short, +1: one past the diagonal), the block counts rounded down when ROUND_DOWN.
 std::pair<Index, Index> tiles_by_slip(Index n_q, Index n_k, Index block_q, Index block_k, Masking masking, Index delta,
                                       bool round_down) {
-  const Index q_blocks = round_down ? n_q / block_q : (n_q + block_q - 1) / block_q;
-  const Index k_blocks = round_down ? n_k / block_k : (n_k + block_k - 1) / block_k;
+  const Index q_blocks = round_down ? n_q / block_q : ceil_div(n_q, block_q);
+  const Index k_blocks = round_down ? n_k / block_k : ceil_div(n_k, block_k);
   const Index shift = masking == Masking::CausalBottomRight ? n_k - n_q : 0;
   Index computed = 0;
   for (Index qb = 0; qb < q_blocks; ++qb) {
@@ -440,13 +445,15 @@ std::pair<Index, Index> tiles_by_slip(Index n_q, Index n_k, Index block_q, Index
   return {computed, q_blocks * k_blocks - computed};
 }
 
-Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
-
 // The named slips whose tile counts on this input are R's, for the failure message.
 std::string tile_count_mistakes(const TiledResult& r, Index n_q, Index n_k, Index block_q, Index block_k, Masking masking) {
   const std::pair<Index, Index> right = tiles_by_slip(n_q, n_k, block_q, block_k, masking, 0, false);
   std::vector<std::pair<Named, std::pair<Index, Index>>> mistakes = {
       {kPartialDropped, tiles_by_slip(n_q, n_k, block_q, block_k, masking, 0, true)}};
+  // Where n + block - 1 passes the largest Index, it wraps to a negative number and the count of
+  // blocks comes out 0 or below: the loops over blocks visit nothing, and count no tile either way.
+  const Index most = std::numeric_limits<Index>::max();
+  if (block_q > most - n_q + 1 || block_k > most - n_k + 1) mistakes.push_back({kBlockCountOverflow, {0, 0}});
   if (masking != Masking::None) {
     mistakes.push_back({kSkipShort, tiles_by_slip(n_q, n_k, block_q, block_k, masking, -1, false)});
     mistakes.push_back({kAboveDiagonal, tiles_by_slip(n_q, n_k, block_q, block_k, masking, +1, false)});
@@ -1003,6 +1010,9 @@ TEST_CASE("7.6 one tile covering everything equals naive attention") {
   for (Masking masking : {Masking::None, Masking::CausalTopLeft, Masking::CausalBottomRight}) {
     check_tiled(q, k, v, 6, 9, masking);      // exactly one tile
     check_tiled(q, k, v, 100, 100, masking);  // blocks longer than the sequences
+    // Any block length is valid, up to the largest Index: n + block - 1 overflows there, and a
+    // count of blocks computed so comes out 0 (no tile computed, the output never written).
+    check_tiled(q, k, v, std::numeric_limits<Index>::max(), std::numeric_limits<Index>::max(), masking);
   }
 }
 

@@ -136,7 +136,8 @@ struct TiledResult {
 /// blocks outside; written for a CPU).
 ///
 /// Queries are cut into blocks of block_q rows and keys/values into blocks of block_k rows (the
-/// last block of each may be shorter). For each query block, the key blocks are visited in order;
+/// last block of each may be shorter; any block size from 1 up to the largest Index is valid, and a
+/// block longer than its sequence is cut to it). For each query block, the key blocks are visited in order;
 /// each query keeps a running maximum, a running sum and an output accumulator, rescaled by
 /// \f$e^{m - m'}\f$ whenever its maximum grows, and divided by the sum at the end.
 ///

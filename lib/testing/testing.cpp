@@ -74,13 +74,13 @@ std::string where(const std::vector<std::vector<bool>>& differs, Index rows, Ind
       text += ": " + (bad.size() == 1 ? std::string(part) : plural(part)) + " " + runs(bad);
     } else if (part != nullptr && per > 1) {
       std::vector<Index> bad_parts, good_parts;
-      const Index parts_count = (count + per - 1) / per;
+      const Index parts_count = count / per + (count % per != 0 ? 1 : 0);  // any per >= 1, up to the largest Index
       for (Index p = 0; p < parts_count; ++p) {
         const bool any = std::any_of(bad.begin(), bad.end(), [&](Index x) { return x / per == p; });
         (any ? bad_parts : good_parts).push_back(p);
       }
       text += ": " + (bad_parts.size() == 1 ? std::string(part) : plural(part)) + " " + runs(bad_parts) + " of " +
-              std::to_string(parts_count) + " (" + std::to_string(per) + " " + name + "s each)";
+              std::to_string(parts_count) + " (" + std::to_string(std::min(per, count)) + " " + name + "s each)";
       if (!good_parts.empty()) text += ", " + (good_parts.size() == 1 ? std::string(part) : plural(part)) + " " +
                                        runs(good_parts) + (good_parts.size() == 1 ? " agrees" : " agree");
     }

@@ -21,8 +21,8 @@ namespace scalebook::ch07 {
 
 namespace {
 
-// Blocks of `block` rows covering n rows; the last one may be shorter.
-Index block_count(Index n, Index block) { return (n + block - 1) / block; }
+// Blocks of `block` rows covering n rows, the last one maybe shorter (n + block - 1 could overflow).
+Index block_count(Index n, Index block) { return n / block + (n % block != 0 ? 1 : 0); }
 
 // The algorithm for any floating-point type: double for the exercise, float for the benchmark.
 // Inputs are assumed valid (tiled_attention below validates them).

@@ -25,7 +25,7 @@ namespace scalebook {
 
 class Lesson {
  public:
-  explicit Lesson(std::filesystem::path data_dir);
+  explicit Lesson(std::filesystem::path data_dir, bool book_run = false);
 
   /// Starts / ends a section the docs can show with \snippet NN-topic/lesson.out name.
   void begin(const std::string& name);
@@ -43,6 +43,17 @@ class Lesson {
   /// one claim still sees every number, and every claim that fails.
   void claim(bool holds, const std::string& claim);
 
+  /// States a sentence of the page about the book's own numbers that a correct solution computing in
+  /// another order need not repeat to the last bit ("here bit for bit", "to 1e-15"). On the book's
+  /// run (the lesson started with --book, as the docs build does) it is a claim like any other; on
+  /// a student's run (`./workbook run`) a sentence that does not hold is noted on standard error and
+  /// fails nothing: the checks, not the page's last digits, judge the student's code. Pair it with a
+  /// claim() every correct solution keeps (the checks' tolerance).
+  void claim_in_book(bool holds, const std::string& claim);
+
+  /// Whether this is the book's run: the lesson was started with --book (see run_lesson).
+  bool book_run() const { return book_run_; }
+
   /// The claims that did not hold, in order.
   const std::vector<std::string>& failed_claims() const { return failed_claims_; }
 
@@ -53,10 +64,12 @@ class Lesson {
 
  private:
   std::filesystem::path data_dir_;
+  bool book_run_ = false;
   std::vector<std::string> failed_claims_;
 };
 
-/// Runs a lesson body: argv[1] (default ".") is the folder for data files. Returns 0 on success;
+/// Runs a lesson body: argv[1] (default ".") is the folder for data files; a second argument --book
+/// marks the book's run (the docs build's, where claim_in_book binds). Returns 0 on success;
 /// on a NotImplemented exercise or another scalebook::Error prints what happened to stderr and
 /// returns 1; after a body in which a claim failed, lists the failed claims and returns 1.
 int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body);
