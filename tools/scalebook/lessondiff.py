@@ -157,7 +157,8 @@ def render_stacked(rows: list[Row], columns: int, colour: dict) -> list[str]:
 def summary(rows: list[Row], chapter: int) -> list[str]:
     counts = {kind: sum(1 for r in rows if r.kind == kind) for kind in MARK}
     out = [f"{count(counts['same'], 'line')} as in the book; "
-           f"{counts['close']} only in the last printed digit or a timing ({MARK['close']}: fine); "
+           f"{counts['close']} only in the last printed digit, within the checks' tolerance or in a timing "
+           f"({MARK['close']}: fine); "
            f"{counts['differs']} differing ({MARK['differs']})."]
     first = next((r for r in rows if r.kind == "differs"), None)
     if first is None:
