@@ -418,10 +418,7 @@ function(_scalebook_chapter_proofs)
   if(SCALEBOOK_PROVE_STUBS_FAIL)
     _scalebook_contract_library(${ch}_stubs "${stub_sources}" "${chapter_dir}" ${ARG_NUMBER})
     # The hidden checks too: each must fail on the stubs, as every visible one does.
-    set(all_check_objects ${ch}_checks_objects)
-    if(has_hidden)
-      list(APPEND all_check_objects ${ch}_hidden_objects)
-    endif()
+    _scalebook_all_check_objects(all_check_objects)
     _scalebook_checks_executable(${ch}_checks_on_stubs "${all_check_objects}" ${ch}_stubs)
     add_test(NAME "${ARG_NAME} every check fails on the untouched stubs"
              COMMAND ${ch}_checks_on_stubs --scalebook-expect-all-fail)
@@ -473,8 +470,8 @@ function(_scalebook_chapter_hidden_zoo)
       message(FATAL_ERROR "${mutant}: 'file: ${mutated_file}' is not one of the chapter's sources: ${ARG_SOURCES}")
     endif()
     _scalebook_mutant_library(${ch}_hidden_mutant_${mutant_name} "${mutant}" "${mutated_file}" hidden_zoo "Hidden bug zoo")
-    _scalebook_checks_executable(${ch}_hidden_zoo_${mutant_name} "${ch}_checks_objects;${ch}_hidden_objects"
-                                 ${ch}_hidden_mutant_${mutant_name})
+    _scalebook_all_check_objects(all_check_objects)  # the hidden ones among them (has_hidden)
+    _scalebook_checks_executable(${ch}_hidden_zoo_${mutant_name} "${all_check_objects}" ${ch}_hidden_mutant_${mutant_name})
     set(test "${ARG_NAME} hidden bug zoo: ${mutant_name} passes every visible check and fails a hidden one")
     add_test(NAME "${test}"
              COMMAND "${CMAKE_COMMAND}" -D "BINARY=$<TARGET_FILE:${ch}_hidden_zoo_${mutant_name}>"
@@ -598,22 +595,16 @@ function(_scalebook_chapter_variants)
       message(FATAL_ERROR "${variant}: a variant is named like the reference file it replaces, one of: ${ARG_SOURCES}")
     endif()
   endforeach()
+  set(replaced)
   set(variant_sources)
-  set(kept_objects)
-  set(index 0)
-  foreach(source IN LISTS ARG_SOURCES)
-    math(EXPR index "${index} + 1")
+  foreach(source IN LISTS ARG_SOURCES)  # in the sources' order
     if(EXISTS "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/variants/${source}")
+      list(APPEND replaced "${source}")
       list(APPEND variant_sources "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/variants/${source}")
-    else()
-      list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
     endif()
   endforeach()
-  _scalebook_contract_library(${ch}_variant "${variant_sources}" "${chapter_dir}" ${ARG_NUMBER} OBJECTS ${kept_objects})
-  set(all_check_objects ${ch}_checks_objects)
-  if(has_hidden)
-    list(APPEND all_check_objects ${ch}_hidden_objects)
-  endif()
+  _scalebook_reference_with(${ch}_variant FILES ${replaced} SOURCES ${variant_sources})
+  _scalebook_all_check_objects(all_check_objects)
   _scalebook_checks_executable(${ch}_checks_on_variant "${all_check_objects}" ${ch}_variant)
   add_test(NAME "${ARG_NAME} a correct solution written another way passes every check"
            COMMAND ${ch}_checks_on_variant)
@@ -628,12 +619,36 @@ function(_scalebook_chapter_variants)
                        PROPERTIES LABELS "proof;variant")
 endfunction()
 
-# scalebook_add_chapter([NAME folder]): the chapter in the current folder (or chapters/NAME), from
-# its chapter.json. The helpers above read this function's variables (ARG_*, ch, chapter_dir...).
+# _scalebook_reference_with(TARGET FILES NAME... SOURCES PATH...): the chapter's reference as the
+# contract library TARGET, each file NAME of its sources compiled from the PATH at the same position
+# instead; the chapter's other files are the reference's own objects. Reads the calling
+# scalebook_add_chapter's ch, ARG_SOURCES, ARG_NUMBER and chapter_dir.
+function(_scalebook_reference_with target)
+  cmake_parse_arguments(PARSE_ARGV 1 WITH "" "" "FILES;SOURCES")
+  set(kept_objects)
+  set(index 0)
+  foreach(source IN LISTS ARG_SOURCES)
+    math(EXPR index "${index} + 1")
+    if(NOT source IN_LIST WITH_FILES)
+      list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
+    endif()
+  endforeach()
+  _scalebook_contract_library(${target} "${WITH_SOURCES}" "${chapter_dir}" ${ARG_NUMBER} OBJECTS ${kept_objects})
+endfunction()
+
+# _scalebook_all_check_objects(OUT): the object libraries of every check this build has for the
+# chapter, the visible ones and, where it has them, the hidden ones.
+function(_scalebook_all_check_objects out)
+  set(objects ${ch}_checks_objects)
+  if(has_hidden)
+    list(APPEND objects ${ch}_hidden_objects)
+  endif()
+  set(${out} ${objects} PARENT_SCOPE)
+endfunction()
+
 # _scalebook_mutant_library(TARGET MUTANT FILE FOLDER WHAT): the chapter's reference with MUTANT
 # applied to FILE (by cmake/apply_mutant.py, into FOLDER/NAME/ of the binary dir), as the contract
-# library TARGET; the chapter's other files are the reference's objects. Reads the calling
-# scalebook_add_chapter's ch, ARG_NAME, ARG_SOURCES, ARG_NUMBER and chapter_dir.
+# library TARGET (_scalebook_reference_with).
 function(_scalebook_mutant_library target mutant mutated_file folder what)
   cmake_path(GET mutant STEM mutant_name)
   set(mutated_source "${CMAKE_CURRENT_BINARY_DIR}/${folder}/${mutant_name}/${mutated_file}")
@@ -643,17 +658,11 @@ function(_scalebook_mutant_library target mutant mutated_file folder what)
                      DEPENDS "${mutant}" "${SCALEBOOK_REFERENCE_DIR}/${ARG_NAME}/${mutated_file}"
                              "${PROJECT_SOURCE_DIR}/cmake/apply_mutant.py"
                      COMMENT "${what}: applying ${mutant_name} to ${mutated_file}" VERBATIM)
-  set(kept_objects)
-  set(index 0)
-  foreach(source IN LISTS ARG_SOURCES)
-    math(EXPR index "${index} + 1")
-    if(NOT source STREQUAL mutated_file)
-      list(APPEND kept_objects $<TARGET_OBJECTS:${ch}_reference_ex${index}>)
-    endif()
-  endforeach()
-  _scalebook_contract_library(${target} "${mutated_source}" "${chapter_dir}" ${ARG_NUMBER} OBJECTS ${kept_objects})
+  _scalebook_reference_with(${target} FILES "${mutated_file}" SOURCES "${mutated_source}")
 endfunction()
 
+# scalebook_add_chapter([NAME folder]): the chapter in the current folder (or chapters/NAME), from
+# its chapter.json. The helpers above read this function's variables (ARG_*, ch, chapter_dir...).
 function(scalebook_add_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME" "")
   if(NOT ARG_NAME)
