@@ -30,6 +30,7 @@ CTEST_CHECK_TIMEOUT = CHECK_TIMEOUT * _CONFIG["ctest_check_factor"]  # under CTe
 PCH_HEADERS: list[str] = _CONFIG["pch_headers"]     # lib's PCH and grading's, the same headers
 PACKAGES: dict[str, list[str]] = _CONFIG["packages"]  # Debian packages by what they are for
 PURPOSES: dict[str, list[str]] = _CONFIG["purposes"]  # command -> the kinds of packages it needs
+NPM: dict[str, str] = _CONFIG.get("npm", {})       # kind -> the folder of its pinned npm packages
 DEBIAN_PYTHON = _CONFIG["debian_python"]            # where python3-jinja2, -clang, -torch... live
 TOOL_SECONDS = _CONFIG["grading"]["tool_seconds"]   # a grading box's nm or link: CPU and wall seconds
 PCH_SECONDS = _CONFIG["grading"]["pch_seconds"]     # precompiling the exercises' headers for grading

@@ -1,7 +1,8 @@
 """On a simulated fresh machine (dpkg-query and apt-get shims: tests/student/test_setup.py),
 `./workbook test` installs, as root, every package its tests need (the mutation test's python3-clang,
-the Slurm test's slurm-wlm and munge, the pages' python3-jinja2, the browser's, clangd) before it
-builds anything, and `./workbook grade` installs what the pages need; as an unprivileged user each
+the Slurm test's slurm-wlm and munge, the pages' python3-jinja2, the browser's, clangd, the
+similarity engine's nodejs and npm and then its npm packages from their lockfile) before it builds
+anything, and `./workbook grade` installs what the pages and the analysis need; as an unprivileged user each
 names the exact apt-get command and installs nothing. The lists come from config.json by purpose:
 the expectations are derived from a copy of it, changed first so that a list that is not read
 from there would show."""
@@ -42,8 +43,8 @@ def check_command(words: list[str], purpose: str, what: str) -> None:
         wanted = [p for p in packages_for(purpose) if p not in PRESENT]
         if purpose == "test":
             wanted.insert(wanted.index("munge") + 1, MARKER)
-        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2", "similarity-tester"],
-                       "grade": ["python3-jinja2", "similarity-tester"]}[purpose]:
+        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2", "nodejs", "npm"],
+                       "grade": ["python3-jinja2", "nodejs", "npm"]}[purpose]:
             expect(needed in wanted, f"{what}: {needed} is among what it needs")
         user = as_user_command()
         if user is not None:
@@ -57,6 +58,10 @@ def check_command(words: list[str], purpose: str, what: str) -> None:
             expect(installs(apt_log) == [wanted],
                    f"{what} as root: installs exactly what was missing ({installs(apt_log)}): {result.stdout[-600:]}")
             expect(all(p in db.read_text().split() for p in wanted), f"{what} as root: every package is now there")
+            npm = [line for line in apt_log.read_text().splitlines() if line.startswith("npm ")]
+            expect(npm == [f"npm ci --ignore-scripts --omit=dev --no-audit --no-fund --loglevel=error in "
+                           f"{tree / 'build' / 'npm' / 'analysis'}"],
+                   f"{what} as root: the similarity engine's npm packages installed from the lockfile, once: {npm}")
 
 
 def main() -> int:

@@ -43,6 +43,13 @@ fi
 exit 0
 '''
 
+# npm ci in a folder with a lockfile: logged with the folder, node_modules made, nothing fetched.
+NPM = r'''#!/bin/sh
+echo "npm $* in $(pwd)" >> "$FAKE_APT_LOG"
+[ "$1" = ci ] && [ -f package-lock.json ] && mkdir -p node_modules
+exit 0
+'''
+
 
 def as_root_command() -> list[str] | None:
     if os.geteuid() == 0:
@@ -64,9 +71,9 @@ PRESENT = ["cmake", "g++", "python3", "util-linux", "binutils"]  # a bare machin
 
 
 def fake_machine(base: Path) -> tuple[Path, dict, Path, Path]:
-    """A copy of ./workbook and tools/ in BASE on a simulated fresh machine: dpkg-query and apt-get
-    shims first on PATH, with a package database holding PRESENT only. Returns the tree, the
-    environment, the database and apt-get's log (one line per call, its arguments)."""
+    """A copy of ./workbook and tools/ in BASE on a simulated fresh machine: dpkg-query, apt-get and
+    npm shims first on PATH, with a package database holding PRESENT only. Returns the tree, the
+    environment, the database and apt-get's log (one line per call, its arguments; npm's too)."""
     os.chmod(base, 0o755)
     tree = base / "workbook"
     tree.mkdir()
@@ -74,7 +81,7 @@ def fake_machine(base: Path) -> tuple[Path, dict, Path, Path]:
     shutil.copytree(ROOT / "tools", tree / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     shims = base / "bin"
     shims.mkdir()
-    for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET)):
+    for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET), ("npm", NPM)):
         (shims / name).write_text(text)
         (shims / name).chmod(0o755)
     db, apt_log = base / "dpkg.db", base / "apt.log"
