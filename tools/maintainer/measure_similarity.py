@@ -11,9 +11,9 @@ chapter's checks, and generated_class's masked softmax). Measured on each engine
 - Recall: every original against each of its disguised copies (maintainer/disguise.py: renamed,
   reordered, loops rewritten, padded with dead statements in each style, all at once).
 
-Engines: "dolos" (grading/similarity.py as ./workbook grade runs it), two of its normalisations
-left out to show what each does ("error paths kept", "syntax only": no names of calls or members,
-no operators, no numbers), "dolos-raw" (Dolos's own tokens and defaults: k-grams of 23, windows of
+Engines: "dolos" (grading/similarity.py as ./workbook grade runs it), with the contract's error
+paths left out too ("error paths left out": the checks a contract prescribes, which measured worse)
+and with no names of calls or members, no operators, no numbers ("syntax only"), "dolos-raw" (Dolos's own tokens and defaults: k-grams of 23, windows of
 17, the stub as its ignored file, nothing normalised), and "sim_c++" (Debian 12's similarity-tester
 as grading ran it before, `sim_c++ -e -s -a -r 24 -n` on files with the stub's lines blanked;
 skipped where it is not installed). A pair's score is Dolos's similarity (sim_c++: the larger of the
@@ -118,7 +118,7 @@ def all_texts(exercise: dict) -> dict[str, str]:
     return texts
 
 
-def dolos_scores(exercises: list[dict], normalise: bool, keep_checks: bool = False, lexical: bool = True,
+def dolos_scores(exercises: list[dict], normalise: bool, drop_checks: bool = False, lexical: bool = True,
                  kgram: int = similarity.KGRAM, window: int = similarity.WINDOW) -> list[dict[tuple, tuple]]:
     """Per exercise, {(a, b): (score percent, shared k-grams)} for every pair of its texts."""
     work = []
@@ -131,7 +131,7 @@ def dolos_scores(exercises: list[dict], normalise: bool, keep_checks: bool = Fal
         work.append(dict(similarity.job({n: texts[l] for n, l in names.items()}, {}, exercise["stub"],
                                         exercise["functions"], exercise["contract"], index, threshold=0, min_kgrams=1,
                                         fragments=False, **options),
-                         keep_checks=keep_checks))
+                         drop_checks=drop_checks))
     answers = {a["id"]: a for a in similarity.run_engine(work)}
     scores = []
     for index, exercise in enumerate(exercises):
@@ -236,6 +236,10 @@ def summary(name: str, result: dict, threshold: int, minimum: int, unit: str) ->
              f"independently written correct solution; {len(result['variants_flagged'])} of {result['variants']} "
              "reference-variant pairs",
              f"  recall: {caught} of {total} disguised copies ({100 * caught / max(1, total):.0f} %)"]
+    short = [m for m in result["missed"] if m[3] is not None and m[3][0] >= threshold]
+    if short:
+        lines.append(f"  of the {total - caught} missed, {len(short)} are alike enough but share fewer than {minimum} "
+                     f"{unit} (too short to pair: {', '.join(sorted({f'{m[0]} {m[1]}' for m in short}))})")
     lines += [f"    {disguise}: {c[0]} of {c[1]}" for disguise, c in copies.items()]
     lines += [f"    variant flagged: {v[0]} at {v[1][0]} %, sharing {v[2]} consecutive lines of code word for word"
               for v in result["variants_flagged"]]
@@ -273,7 +277,7 @@ def main(argv: list[str]) -> int:
             return 1
     engines = {}
     for name, run in (("dolos", lambda: dolos_scores(exercises, True)),
-                      ("dolos, error paths kept", lambda: dolos_scores(exercises, True, True)),
+                      ("dolos, error paths left out", lambda: dolos_scores(exercises, True, True)),
                       ("dolos, syntax only", lambda: dolos_scores(exercises, True, lexical=False)),
                       ("dolos-raw", lambda: dolos_scores(exercises, False)), ("sim_c++", lambda: sim_scores(exercises))):
         started = time.monotonic()

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The similarity engine on Debian's own nodejs and npm of Debian 12 and 13: long (minutes, cached).
 
-For each release, a minimal Debian made by debootstrap with Debian's nodejs, npm and ca-certificates
-(cached as /var/cache/scalebook-tests/similarity-RELEASE.tar; the first run downloads it), and in it,
+For each release, a minimal Debian made by debootstrap, with Debian's nodejs, npm and ca-certificates
+installed by its apt-get (cached as /var/cache/scalebook-tests/similarity-RELEASE.tar; the first run
+downloads it), and in it,
 run with bubblewrap: the engine's npm packages installed by that npm exactly as the lockfile pins
 them (npm ci, as loop/packages.py runs it), then compare.mjs on chapter 4's known files (reference,
 variant, independent solutions, disguised copies) with that nodejs. Its answer must be the one this
@@ -40,10 +41,15 @@ def base_system(release: str) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"scalebook-{release}-", dir=CACHE) as temp:
         root = Path(temp) / "root"
-        done = subprocess.run(["debootstrap", "--variant=minbase", "--include=nodejs,npm,ca-certificates", release,
-                               str(root)], capture_output=True, text=True, timeout=3000)
+        done = subprocess.run(["debootstrap", "--variant=minbase", release, str(root)], capture_output=True,
+                              text=True, timeout=3000)
         if done.returncode != 0:
             raise RuntimeError(f"debootstrap {release} failed: {(done.stdout + done.stderr)[-1500:]}")
+        (root / "engine").mkdir()
+        done = in_system(root, ["sh", "-c", "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
+                                            "--no-install-recommends nodejs npm ca-certificates && apt-get clean"])
+        if done.returncode != 0:
+            raise RuntimeError(f"apt-get install nodejs npm in {release} failed: {(done.stdout + done.stderr)[-1500:]}")
         partial = cached.with_suffix(".partial")
         with tarfile.open(partial, "w") as tar:
             tar.add(root, arcname=".")
@@ -94,7 +100,7 @@ def main() -> int:
             with tarfile.open(base_system(release)) as tar:
                 tar.extractall(root, filter="fully_trusted") if hasattr(tarfile, "data_filter") else tar.extractall(root)
             engine = root / "engine"
-            engine.mkdir()
+            engine.mkdir(exist_ok=True)
             for name in NPM_FILES:
                 shutil.copyfile(ROOT / similarity.ENGINE.parent.relative_to(ROOT) / name, engine / name)
             shutil.copyfile(similarity.ENGINE, engine / "compare.mjs")

@@ -9,9 +9,10 @@
 //   - every name the file declares (its variables, parameters, functions, types: a copier renames
 //     them) and every name the contract and lib's headers declare (every student's), which leaves
 //     only the names of the standard library and Eigen (std::exp, .rowwise(), maxCoeff...);
-//   - the signature of each contract function, and the checks the contract prescribes: a call given
-//     the function's name (require_nonempty("masked_softmax", ...)) and an if whose body ends by
-//     throwing (the error paths every careful solution writes alike);
+//   - the signature of each contract function (and, with "drop_checks", the checks the contract
+//     prescribes: a call given the function's name, require_nonempty("masked_softmax", ...), and an
+//     if whose body ends by throwing; measured, leaving them out cost more than it gained: see
+//     ./workbook measure-similarity);
 //   - each statement that is also one of the released stub's (the stub is also Dolos's "ignored
 //     file": a k-gram of the stub counts in no file);
 //   - braces around a single statement, const/constexpr/static, attributes, which type a
@@ -32,7 +33,7 @@
 // Input (standard input, JSON): a list of jobs, each
 //   {"id": ANY, "files": {NAME: TEXT}, "old": {NAME: TEXT}, "stub": TEXT, "functions": [NAME],
 //    "contract": [HEADER TEXT], "kgram": K, "window": W, "threshold": PERCENT, "min_kgrams": N,
-//    "normalise": true, "lexical": true, "fragments": true}
+//    "normalise": true, "lexical": true, "drop_checks": false, "fragments": true}
 // "old" files (reference folders) are compared with "files" only, never with each other;
 // "functions" are the exercise's contract functions, "contract" the texts of the contract's and
 // lib's headers. normalise false: Dolos's own tokens, nothing left out but comments (for the
@@ -513,7 +514,7 @@ function stubStatementsOf(stub) {
 
 function runJob(job) {
   const normalise = job.normalise !== false;
-  const options = { normalise, functions: new Set(job.functions || []), keepChecks: job.keep_checks === true,
+  const options = { normalise, functions: new Set(job.functions || []), keepChecks: job.drop_checks !== true,
     lexical: normalise && job.lexical !== false, given: contractNames(job.contract || []),
     stubStatements: normalise ? stubStatementsOf(job.stub || "") : new Set() };
   const index = new FingerprintIndex(job.kgram, job.window);
