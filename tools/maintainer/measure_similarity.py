@@ -130,7 +130,7 @@ def dolos_scores(exercises: list[dict], normalise: bool, drop_checks: bool = Fal
                    else {"kgram": 23, "window": 17, "normalise": False})
         work.append(dict(similarity.job({n: texts[l] for n, l in names.items()}, {}, exercise["stub"],
                                         exercise["functions"], exercise["contract"], index, threshold=0, min_kgrams=1,
-                                        fragments=False, **options),
+                                        fragments=0, **options),
                          drop_checks=drop_checks))
     answers = {a["id"]: a for a in similarity.run_engine(work)}
     scores = []

@@ -30,6 +30,7 @@ from maintainer.generated_class import all_mutants, apply_mutant, mutant_file, r
 from scalebook.course import all_chapters
 from scalebook.files import write_json
 from scalebook.grading.run import Run, write_analysis, write_pages
+from scalebook.grading.report import record_path
 from scalebook.grading.tree import reports_folder, tests_folder
 
 CHECKS_PER_EXERCISE = 4
@@ -102,6 +103,7 @@ def make_class(out: Path, args) -> Run:
         report = made_up_report(name, chapters, mutants)
         reports_folder(out, name).mkdir(parents=True)
         write_json(reports_folder(out, name) / "report.json", report)
+        write_json(record_path(out, name), report)  # what the merge step reads (Run.reports)
     plan.save()
     return plan
 

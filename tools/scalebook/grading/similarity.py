@@ -78,7 +78,7 @@ def run_engine(jobs: list[dict]) -> list[dict]:
 
 def job(files: dict[str, str], references: dict[str, str], stub: str, functions: list[str],
         contract: list[str], key=None, threshold: int = THRESHOLD, min_kgrams: int = MIN_KGRAMS, kgram: int = KGRAM,
-        window: int = WINDOW, normalise: bool = True, lexical: bool = True, fragments: bool = True) -> dict:
+        window: int = WINDOW, normalise: bool = True, lexical: bool = True, fragments: int = PAIRS_SHOWN) -> dict:
     """One exercise as compare.mjs takes it: FILES compared with each other and with REFERENCES."""
     return {"id": key, "files": files, "old": references, "stub": stub, "functions": list(functions),
             "contract": contract, "kgram": kgram, "window": window, "threshold": threshold,
@@ -144,7 +144,7 @@ def ranked_pairs(answer: dict, names: dict[str, str], references: set[str]) -> l
         listed.append({"a": a, "b": b, "percent": round(100 * pair["similarity"]), "a_percent": a_percent,
                        "b_percent": b_percent, "shared_kgrams": min(pair["a_shared"], pair["b_shared"]),
                        "reference": b in references, "fragments": fragments})
-    return sorted(listed, key=lambda p: (-p["percent"], -p["shared_kgrams"], p["a"], p["b"]))
+    return listed  # the engine's order: the most similar first, those with their fragments
 
 
 def shown_runs(fragments: list, texts: tuple[str, str]) -> list[dict]:

@@ -98,7 +98,8 @@ def check_pairs(result: dict) -> None:
 def check_refusals() -> None:
     modules = similarity.npm_modules("analysis")
     for job, said in (("not json", "compare.mjs:"), ('{"a": 1}', "not a list of jobs"),
-                      ('[{"id": 1, "kgram": 0, "window": 4, "threshold": 78, "min_kgrams": 1}]', "kgram must be")):
+                      ('[{"id": 1, "kgram": 0, "window": 4, "threshold": 78, "min_kgrams": 1, "fragments": 0}]',
+                       "kgram must be")):
         done = subprocess.run(["node", str(similarity.ENGINE)], input=job, capture_output=True, text=True,
                               env=dict(os.environ, SCALEBOOK_SIMILARITY_MODULES=str(modules)))
         expect(done.returncode == 2 and said in done.stderr and "\n    at " not in done.stderr,

@@ -33,7 +33,7 @@
 // Input (standard input, JSON): a list of jobs, each
 //   {"id": ANY, "files": {NAME: TEXT}, "old": {NAME: TEXT}, "stub": TEXT, "functions": [NAME],
 //    "contract": [HEADER TEXT], "kgram": K, "window": W, "threshold": PERCENT, "min_kgrams": N,
-//    "normalise": true, "lexical": true, "drop_checks": false, "fragments": true}
+//    "normalise": true, "lexical": true, "drop_checks": false, "fragments": N}
 // "old" files (reference folders) are compared with "files" only, never with each other;
 // "functions" are the exercise's contract functions, "contract" the texts of the contract's and
 // lib's headers. normalise false: Dolos's own tokens, nothing left out but comments (for the
@@ -43,7 +43,8 @@
 //   a_last, b_first, b_last, kgrams]]}]}: every pair whose Dolos similarity (the k-grams of both
 //   files found in the other, over all their k-grams) is at least THRESHOLD percent and in which
 //   each file has at least MIN_KGRAMS k-grams in the other; a's k-grams found in b (a_shared) and
-//   b's in a (b_shared); fragments in lines counted from 1, longest first.
+//   b's in a (b_shared); most similar first, the first N with their fragments (in lines counted from
+//   1, longest first).
 // Exit status 2 and a message on standard error on bad input.
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
@@ -559,12 +560,17 @@ function runJob(job) {
       continue;
     }
     const pair = index.getPair(byId.get(left)[1], byId.get(right)[1]);
-    const fragments = job.fragments === false ? [] : pair.buildFragments().map(f => [f.leftSelection.startRow + 1,
-      f.leftSelection.endRow + 1, f.rightSelection.startRow + 1, f.rightSelection.endRow + 1, f.pairs.length]);
-    fragments.sort((x, y) => y[4] - x[4] || x[0] - y[0]);
     pairs.push({ a: byId.get(left)[0], b: byId.get(right)[0], similarity: pair.similarity, a_shared: pair.leftCovered,
-      b_shared: pair.rightCovered, longest: pair.longest, fragments });
+      b_shared: pair.rightCovered, longest: pair.longest, fragments: [], pair });
   }
+  // The fragments of the FRAGMENTS most similar pairs only (those the page shows side by side).
+  pairs.sort((x, y) => y.similarity - x.similarity || Math.min(y.a_shared, y.b_shared) - Math.min(x.a_shared, x.b_shared));
+  for (const entry of pairs.slice(0, job.fragments)) {
+    entry.fragments = entry.pair.buildFragments().map(f => [f.leftSelection.startRow + 1, f.leftSelection.endRow + 1,
+      f.rightSelection.startRow + 1, f.rightSelection.endRow + 1, f.pairs.length]);
+    entry.fragments.sort((x, y) => y[4] - x[4] || x[0] - y[0]);
+  }
+  pairs.forEach(entry => delete entry.pair);
   return { id: job.id, files, pairs };
 }
 
@@ -573,8 +579,8 @@ try {
   jobs = JSON.parse(readFileSync(0, "utf8"));
   if (!Array.isArray(jobs)) throw new Error("the input is not a list of jobs");
   for (const job of jobs) {
-    for (const key of ["kgram", "window", "threshold", "min_kgrams"]) {
-      if (!Number.isInteger(job[key]) || job[key] < (key === "threshold" || key === "min_kgrams" ? 0 : 1)) {
+    for (const key of ["kgram", "window", "threshold", "min_kgrams", "fragments"]) {
+      if (!Number.isInteger(job[key]) || job[key] < (["kgram", "window"].includes(key) ? 1 : 0)) {
         throw new Error(`job ${JSON.stringify(job.id)}: ${key} must be a whole number, got ${JSON.stringify(job[key])}`);
       }
     }
