@@ -531,46 +531,45 @@ function runJob(job) {
     const { tokens, mapping } = tokenize(job.stub, options);
     index.addIgnoredFile(new TokenizedFile(new File("(stub)", job.stub), tokens, mapping));
   }
-  const byId = new Map(entries.map(e => [e[1].id, e]));
   const kgrams = new Map(index.entries().map(entry => [entry.file.id, entry.kgrams.length - entry.ignored.size]));
   const files = {};
   for (const [name, file] of entries) files[name] = { tokens: file.tokens.length, kgrams: kgrams.get(file.id) };
-  // Each pair's k-grams found in the other, summed from the index (as Dolos's Pair counts them),
-  // so that only the pairs at the threshold are built as Pairs, with their fragments.
-  const covered = new Map();
+  // Each pair's k-grams found in the other, summed from the index as Dolos's Pair counts them, and
+  // its similarity by Pair's formula: Pairs themselves (their longest run, their fragments) are
+  // built for the pairs shown only, as a class of 200 alike files has 19,900 pairs an exercise.
+  const position = new Map(entries.map((e, i) => [e[1].id, i]));
+  const n = entries.length;
+  const leftCovered = new Float64Array(n * n);  // [i * n + j], i < j: i's k-grams found in j; [j * n + i]: j's in i
   for (const shared of index.sharedFingerprints()) {
     if (shared.ignored) continue;
-    const ids = shared.files().map(f => f.id).filter(id => byId.has(id)).sort((x, y) => x - y);
-    for (let i = 0; i < ids.length; i++) {
-      for (let j = i + 1; j < ids.length; j++) {
-        if (byId.get(ids[i])[2] && byId.get(ids[j])[2]) continue;
-        const key = `${ids[i]} ${ids[j]}`;
-        const sums = covered.get(key) || [0, 0];
-        sums[0] += shared.occurrencesOf(byId.get(ids[i])[1]).length;
-        sums[1] += shared.occurrencesOf(byId.get(ids[j])[1]).length;
-        covered.set(key, sums);
+    const here = shared.files().filter(f => position.has(f.id)).map(f => [position.get(f.id), shared.occurrencesOf(f).length]);
+    for (const [i, countI] of here) {
+      for (const [j, countJ] of here) {
+        if (i < j) { leftCovered[i * n + j] += countI; leftCovered[j * n + i] += countJ; }
       }
     }
   }
   const pairs = [];
-  for (const [key, [leftCovered, rightCovered]] of covered) {
-    const [left, right] = key.split(" ").map(Number);
-    const total = kgrams.get(left) + kgrams.get(right);
-    if (Math.min(leftCovered, rightCovered) < job.min_kgrams || 100 * (leftCovered + rightCovered) < job.threshold * total) {
-      continue;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      if (entries[i][2] && entries[j][2]) continue;  // two reference files
+      const a = leftCovered[i * n + j], b = leftCovered[j * n + i];
+      const total = kgrams.get(entries[i][1].id) + kgrams.get(entries[j][1].id);
+      if (a + b === 0 || Math.min(a, b) < job.min_kgrams || 100 * (a + b) < job.threshold * total) continue;
+      pairs.push({ a: entries[i][0], b: entries[j][0], similarity: total > 0 ? (a + b) / total : 0, a_shared: a,
+        b_shared: b, longest: null, fragments: [], files: [entries[i][1], entries[j][1]] });
     }
-    const pair = index.getPair(byId.get(left)[1], byId.get(right)[1]);
-    pairs.push({ a: byId.get(left)[0], b: byId.get(right)[0], similarity: pair.similarity, a_shared: pair.leftCovered,
-      b_shared: pair.rightCovered, longest: pair.longest, fragments: [], pair });
   }
   // The fragments of the FRAGMENTS most similar pairs only (those the page shows side by side).
   pairs.sort((x, y) => y.similarity - x.similarity || Math.min(y.a_shared, y.b_shared) - Math.min(x.a_shared, x.b_shared));
   for (const entry of pairs.slice(0, job.fragments)) {
-    entry.fragments = entry.pair.buildFragments().map(f => [f.leftSelection.startRow + 1, f.leftSelection.endRow + 1,
+    const pair = index.getPair(entry.files[0], entry.files[1]);
+    entry.longest = pair.longest;
+    entry.fragments = pair.buildFragments().map(f => [f.leftSelection.startRow + 1, f.leftSelection.endRow + 1,
       f.rightSelection.startRow + 1, f.rightSelection.endRow + 1, f.pairs.length]);
     entry.fragments.sort((x, y) => y[4] - x[4] || x[0] - y[0]);
   }
-  pairs.forEach(entry => delete entry.pair);
+  pairs.forEach(entry => delete entry.files);
   return { id: job.id, files, pairs };
 }
 
