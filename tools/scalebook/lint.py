@@ -301,8 +301,8 @@ def check_problems(c: ChapterFiles, path: Path, text: str):
         name, line = match.group(1), line_at(text, match.start())
         rule = CHECK_NAME_RULE.match(name)
         if not rule:
-            yield Problem(c.rel(path), line, f"check name {name!r} must start with its exercise id (\"3.2 ...\") "
-                                             "and contain none of [ ] ; * ?")
+            yield Problem(c.rel(path), line, f"check name {name!r} must start with its exercise id "
+                                             f"(\"{c.chapter.exercises[0]} ...\") and contain none of [ ] ; * ?")
         elif rule.group(1) not in c.chapter.exercises:
             yield Problem(c.rel(path), line, f"check {name!r}: {rule.group(1)} is not an exercise of the chapter "
                                              f"({', '.join(c.chapter.exercises)})")
