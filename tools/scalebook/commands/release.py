@@ -223,6 +223,10 @@ def commit_update(target: Path, staging: Path, message: str) -> str:
     for name in git("diff", "--name-only", "-z", "--diff-filter=D", before, "HEAD", cwd=target).split("\0"):
         if name:
             (target / name).unlink(missing_ok=True)
+            for folder in (target / name).parents:  # a chapter left out: its folders too, as git does
+                if folder == target or not folder.is_dir() or any(folder.iterdir()):
+                    break
+                folder.rmdir()
     git("reset", "-q", "--hard", cwd=target)
     return changed
 
