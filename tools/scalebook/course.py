@@ -1,4 +1,9 @@
-"""The course: its chapters as the build sees them (folders, exercise ids and files) and their hints."""
+"""The course: its chapters as the build sees them (folders, exercise ids and files), the term, hints.
+
+The one parser of chapters/*/chapter.json and of term.json: read_manifest checks every field and
+sets every default; the build reads what it parsed through the digest write_digest makes at each
+configure (`python3 -m scalebook.course --digest FILE`, CMakeLists.txt), never the JSON itself.
+"""
 from __future__ import annotations
 
 import json

@@ -194,9 +194,17 @@ def contract(c: ChapterFiles) -> Iterable[Problem]:
         yield Problem(c.rel(path), 0, f"no `namespace scalebook::{c.ch} {{`: the contract's functions live there")
     for exercise, functions in c.chapter.functions_of().items():
         for function in functions:
-            if not declares(code, function):
+            found = re.search(rf"\b{re.escape(function)}\s*\(", code)
+            if not found:
                 yield Problem(c.rel(path), 0, f"no declaration of {function} (exercise {exercise}): declare it, "
                                               f"documented with ///, in namespace scalebook::{c.ch}")
+                continue
+            # The declaration's own comment, when it names an exercise, names this one.
+            start = text.rfind("\n\n", 0, found.start())
+            said = re.findall(r"Exercise (\d+\.\d+)", text[start:found.start()])
+            if said and said[-1] != exercise:
+                yield Problem(c.rel(path), line_at(text, found.start()), f"{function} is documented as exercise {said[-1]}; "
+                                                                         f"the manifest makes it {exercise}")
 
 
 def stub_layout(text: str) -> list[str]:
@@ -366,9 +374,15 @@ def lesson_page(c: ChapterFiles) -> Iterable[Problem]:
         if f"\\include solutions/{c.chapter.folder}/{source}" not in instructor:
             yield Problem(where, 0, f"the reference of {exercise} is not shown to instructors: add `\\include "
                                     f"solutions/{c.chapter.folder}/{source}` inside \\if instructor ... \\endif")
-        if not re.search(rf"\*\*{re.escape(exercise)}\b", text):
+        bullet = re.search(rf"\*\*{re.escape(exercise)} `?(\w+)?", text)
+        functions = c.chapter.functions_of()[exercise]
+        if not bullet:
             yield Problem(where, 0, f"{exercise} is not in the exercises list: add a bullet `- **{exercise} "
                                     f"`function(...)`** — what it computes`")
+        elif bullet.group(1) and functions and bullet.group(1) not in functions:
+            yield Problem(where, line_at(text, bullet.start()), f"the bullet of {exercise} names {bullet.group(1)}, not its "
+                                                                f"function{'s' if len(functions) > 1 else ''} "
+                                                                f"{', '.join(functions)}")
     for match in re.finditer(r"^\\include (exercises|solutions)/([^/\s]+)/(\S+)", text, re.M):
         if match.group(2) != c.chapter.folder or match.group(3) not in c.chapter.sources:
             yield Problem(where, line_at(text, match.start()), f"shows {match.group(1)}/{match.group(2)}/{match.group(3)}, "

@@ -145,7 +145,7 @@ def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature) 
         f"// Exercise {exercise} — {name}",
         f"// Chapter {number}: {title}.",
         "//",
-        f"// One exercise per file: saving this file recompiles only this exercise. The contract is",
+        "// One exercise per file: saving this file recompiles only this exercise. The contract is",
         f"// chapters/{folder}/{chapter.contract}.",
         "//",
         INSTRUCTIONS,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from scalebook import lint as linting, scaffold
 from scalebook.course import read_manifest
-from tests.harness import COURSE_FOLDERS, FIXTURE_COURSE, ROOT, WORKBOOK, expect, finish
+from tests.harness import COURSE_FOLDERS, FIXTURE_COURSE, ROOT, expect, finish
 
 SUMS = "chapters/01-fixture-sums"
 
@@ -71,6 +71,10 @@ PLANTS = [
     ("a contract without a function's declaration", lambda r: edit(r, f"{SUMS}/fixture_sums.hpp",
                                                                   "Matrix scaled(const Matrix& x, double factor);", ""),
      f"{SUMS}/fixture_sums.hpp", "no declaration of scaled"),
+    ("a declaration documented as another exercise", lambda r: edit(r, f"{SUMS}/fixture_sums.hpp", "Exercise 1.2:", "Exercise 1.1:"),
+     f"{SUMS}/fixture_sums.hpp", "scaled is documented as exercise 1.1; the manifest makes it 1.2"),
+    ("a page's bullet naming another function", lambda r: edit(r, f"{SUMS}/lesson.md", "**1.2 `scaled(", "**1.2 `scale("),
+     f"{SUMS}/lesson.md", "the bullet of 1.2 names scale"),
     ("hints without an exercise's section", lambda r: edit(r, f"{SUMS}/hints.md", "## 1.2 scaled", "## About scaling"),
      f"{SUMS}/hints.md", "no section for 1.2"),
     ("a hints section titled with another function", lambda r: edit(r, f"{SUMS}/hints.md", "## 1.2 scaled", "## 1.2 scale"),
