@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..course import UsageError, resolve_chapter, term_chapters
+from ..course import UsageError, all_chapters, resolve_chapter
 from ..grading.autograder import write_zip
 from ..grading.hidden import DEFAULT_POLICY, POLICIES
 from ..config import Settings
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
         group.add_argument(option, type=int, default=getattr(defaults, field), metavar="S", dest=field,
                            help=f"{what} (default {getattr(defaults, field)})")
     args = parser.parse_args(argv)
-    chapters = term_chapters()  # the term's chapters (term.json), or every chapter
+    chapters = all_chapters()
     if args.chapters:
         try:
             chapters = [resolve_chapter(c.strip()) for c in args.chapters.split(",")]
