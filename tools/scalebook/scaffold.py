@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .config import ROOT
-from .course import FOLDER, Chapter, ManifestError, course_chapters, read_manifest
+from .course import FOLDER, Chapter, course_chapters
 from .errors import UsageError
 from .lint import TODO
 from .loop.errata import FENCE, INSTRUCTIONS
@@ -86,10 +86,23 @@ def local_of(type_: str, name: str) -> str:
     return f"{bare} {name}{{}};"
 
 
-def chapter_title(chapter_dir: Path) -> str:
+class Pending(dict):
+    """The files a command writes, path -> text, read back as they will be; written all at once at
+    the end (write()), so that a refusal half-way leaves the tree as it was."""
+
+    def text(self, path: Path) -> str:
+        return self[path] if path in self else path.read_text()
+
+    def write(self) -> None:
+        for path, text in self.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+
+def chapter_title(chapter_dir: Path, pending: Pending) -> str:
     """What the chapter is about: its page's title without 'Chapter N —'."""
     page = chapter_dir / "lesson.md"
-    first = page.read_text().splitlines()[0] if page.is_file() else ""
+    first = pending.text(page).splitlines()[0] if page in pending or page.is_file() else ""
     title = re.sub(r"\s*\{#\w+\}\s*$", "", first)
     return re.sub(r"^Chapter \d+\s*[—-]\s*", "", title).strip() or chapter_dir.name
 
@@ -101,9 +114,9 @@ def insert_before_last(text: str, marker: str, block: str, where: str) -> str:
     return text[:at] + block + text[at:]
 
 
-def add_manifest_entry(path: Path, entry: dict) -> None:
-    """The exercise appended to "exercises", one line like the others (the file's layout kept)."""
-    text = path.read_text()
+def with_manifest_entry(text: str, entry: dict) -> str:
+    """The manifest's TEXT with the exercise appended to "exercises", one line like the others (the
+    file's layout kept)."""
     line = json.dumps(entry)
     closing = re.search(r'(\{[^{}]*"id"[^{}]*\})(\s*\n)(\s*)\]', text)
     if closing:
@@ -113,25 +126,27 @@ def add_manifest_entry(path: Path, entry: dict) -> None:
         data["exercises"].append(entry)
         text = json.dumps(data, indent=2) + "\n"
     json.loads(text)
-    path.write_text(text)
+    return text
 
 
-def write_new(path: Path, text: str, written: list[Path]) -> None:
-    if path.exists():
+def write_new(path: Path, text: str, written: list[Path], pending: Pending) -> None:
+    if path.exists() or path in pending:
         raise UsageError(f"new: {path.relative_to(ROOT)} exists already; nothing was written")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+    pending[path] = text
     written.append(path)
 
 
-def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature) -> tuple[list[Path], list[Path]]:
-    """Writes exercise N.K of CHAPTER (the next K); returns (files written, files changed)."""
+def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature,
+                 pending: Pending | None = None) -> tuple[list[Path], list[Path]]:
+    """Writes exercise N.K of CHAPTER (the next K), with PENDING's files (a new chapter's) first;
+    nothing is written unless all of it can be. Returns (files written, files changed)."""
+    pending = Pending() if pending is None else pending
     folder, number = chapter.folder, chapter.number
     index = len(chapter.sources) + 1
     exercise, ch = f"{number}.{index}", f"ch{number:02d}"
     source = f"ex{index}_{name}.cpp"
     chapter_dir = root / "chapters" / folder
-    title = chapter_title(chapter_dir)
+    title = chapter_title(chapter_dir, pending)
     stub_path = root / "exercises" / folder / source
     solution_path = root / "solutions" / folder / source
     for path in (stub_path, solution_path):
@@ -161,7 +176,7 @@ def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature) 
         "}",
         "",
         f"}}  // namespace scalebook::{ch}",
-        ""]), written)
+        ""]), written, pending)
     body = "  return {};" if signature.returns != "void" else "  return;"
     write_new(solution_path, "\n".join([
         f"// Reference for exercise {exercise} — {name}.",
@@ -176,21 +191,22 @@ def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature) 
         "}",
         "",
         f"}}  // namespace scalebook::{ch}",
-        ""]), written)
+        ""]), written, pending)
     # The manifest, remote.def, the contract.
-    add_manifest_entry(chapter_dir / "chapter.json", {"id": exercise, "source": source, "functions": [name],
-                                                      "points": 1})
+    manifest = chapter_dir / "chapter.json"
+    pending[manifest] = with_manifest_entry(pending.text(manifest), {"id": exercise, "source": source,
+                                                                     "functions": [name], "points": 1})
     types = [remote_type(t) for t, _ in signature.parameters]
     remote = chapter_dir / "remote.def"
-    remote.write_text(remote.read_text().rstrip("\n") + "\n" +
-                      f"SCALEBOOK_REMOTE({', '.join([exercise, name, signature.returns, *types])})\n")
+    pending[remote] = (pending.text(remote).rstrip("\n") + "\n" +
+                       f"SCALEBOOK_REMOTE({', '.join([exercise, name, signature.returns, *types])})\n")
     contract_path = chapter_dir / chapter.contract
     declaration = (f"/// \\brief Exercise {exercise}: {TODO} what {name} computes.\n"
                    + "".join(f"/// \\param {n} {TODO} what it is, its shape\n" for _, n in signature.parameters)
                    + f"/// \\throws ShapeError, ValueError {TODO} on which bad input\n"
                    + f"{signature.declaration()};\n\n")
-    contract_path.write_text(insert_before_last(contract_path.read_text(), f"}}  // namespace scalebook::{ch}",
-                                                declaration, str(contract_path.relative_to(root))))
+    pending[contract_path] = insert_before_last(pending.text(contract_path), f"}}  // namespace scalebook::{ch}",
+                                                declaration, str(contract_path.relative_to(root)))
     # The first check: the stub throws, so it fails; the reference returns.
     locals_ = "\n".join(f"  {local_of(t, n)}" for t, n in signature.parameters)
     inputs = f"  INPUTS({unused_call});\n" if signature.parameters else ""
@@ -201,29 +217,30 @@ def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature) 
              f"  CHECK_NOTHROW_MESSAGE({ch}::{name}({unused_call}), \"{name} must return (the stub throws: not implemented)\");\n"
              f"}}\n\n")
     checks_path = chapter_dir / chapter.checks
-    checks_path.write_text(insert_before_last(checks_path.read_text(), "}  // TEST_SUITE", check,
-                                              str(checks_path.relative_to(root))))
+    pending[checks_path] = insert_before_last(pending.text(checks_path), "}  // TEST_SUITE", check,
+                                              str(checks_path.relative_to(root)))
     # The hints and the page.
     hints_path = chapter_dir / "hints.md"
-    hints_path.write_text(hints_path.read_text().rstrip("\n") + "\n\n" + "\n".join([
+    pending[hints_path] = (pending.text(hints_path).rstrip("\n") + "\n\n" + "\n".join([
         f"## {exercise} {name} {{#{ch}_hint_{number}_{index}}}", "",
         f"1. {TODO}: a nudge: what to decide first.",
         f"2. {TODO}: a pointer: the formula or the helper that does it.",
         f"3. {TODO}: nearly the answer: the steps, and the input checks with the function's name.", ""]))
     page = chapter_dir / "lesson.md"
-    page.write_text(page_with_exercise(page.read_text(), chapter, exercise, name, source, signature,
-                                       str(page.relative_to(root))))
-    changed += [chapter_dir / "chapter.json", remote, contract_path, checks_path, hints_path, page]
+    pending[page] = page_with_exercise(pending.text(page), chapter, exercise, name, source, signature,
+                                       str(page.relative_to(root)))
+    changed += [manifest, remote, contract_path, checks_path, hints_path, page]
     # A range of files written "ex1_a.cpp to exN_b.cpp" in the chapter's prose now ends with this one.
     if chapter.sources:
         last = chapter.sources[-1]
         for path in (contract_path, page, root / "exercises" / folder / chapter.sources[0]):
-            text = path.read_text()
+            text = pending.text(path)
             fixed = re.sub(rf"(\b{re.escape(chapter.sources[0])}`?(?:\s|//)+to(?:\s|//)+`?){re.escape(last)}",
                            rf"\g<1>{source}", text)
             if fixed != text:
-                path.write_text(fixed)
+                pending[path] = fixed
                 changed.append(path) if path not in changed else None
+    pending.write()
     return written, changed
 
 
@@ -296,6 +313,7 @@ def chapter(root: Path, folder: str, name: str | None, signature_text: str | Non
     header = f"{topic.replace('-', '_')}.hpp"
     chapter_dir = root / "chapters" / folder
     written: list[Path] = []
+    pending = Pending()
     manifest = {"number": number, "summary": summary or f"{TODO}: what the chapter covers, in one line.",
                 "contract": header, "checks": "checks.cpp", "lesson": "lesson.cpp", "figures": [f"{ch}_first_look"],
                 "tolerance": 1e-12, "bench": False, "exercises": []}
@@ -388,10 +406,7 @@ def chapter(root: Path, folder: str, name: str | None, signature_text: str | Non
                                        f'plot "{ch}_first_look.dat" using 1:2 with linespoints title "y"\n',
     }
     for relative, text in files.items():
-        write_new(chapter_dir / relative, text, written)
-    try:
-        new = read_manifest(chapter_dir)
-    except ManifestError:
-        new = Chapter(folder, number, (), contract=header)
-    more, changed = new_exercise(root, new, name, signature)
+        write_new(chapter_dir / relative, text, written, pending)
+    new = Chapter(folder, number, (), summary=manifest["summary"], contract=header, figures=tuple(manifest["figures"]))
+    more, changed = new_exercise(root, new, name, signature, pending)
     return written + more, [c for c in changed if c not in written]
