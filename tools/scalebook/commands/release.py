@@ -247,6 +247,10 @@ def main(argv: list[str]) -> int:
     # Everything is written into a folder beside DIR first, so that a release that fails or is
     # stopped half-way leaves DIR as it was (the next release then takes it as usual).
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.release-", dir=target.parent))
+    # mkdtemp's folder is the owner's alone; the edition's is the mode DIR has, or a new folder's.
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o777 & ~umask)
     try:
         write_edition(args, chapters, staging)
         stage(5, "Committing")
