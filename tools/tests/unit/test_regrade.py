@@ -1,14 +1,12 @@
 #!/usr/bin/env python3
-"""A regrade's pieces, without a build (seconds): what a check's identity covers, what a student sees
-of the hidden checks, which verdicts changed, and accepting a preview.
+"""A regrade's pieces, without a build (seconds): what a check's identity covers, which verdicts
+changed, and accepting a preview.
 
 - A check's identity (grading/inputs.py) changes when its own test case, the code outside the test
   cases or the binary's other inputs change, and only then: an erratum in one check leaves the others'
   verdicts reusable, a helper's leaves none. A check that spells __LINE__ (or a macro of the tree that
   does) makes every test case's place count; __COUNTER__ refuses the split (the binary's bytes then).
 - The splitter reads literals, raw strings and comments as C++ does (a brace in a string is no brace).
-- student_view (grading/hidden.py) by "count" holds no hidden check's name or message and keeps every
-  chapter's points; by "names" it holds names and verdicts, no message.
 - A visible error-path check's points do not depend on a hidden check (report.award_points).
 - verdict_changes names every check gained, lost, changed or absent on one side, and nothing else.
 - ctest_pattern selects exactly the tests named, whatever their characters (asked of CTest itself).
@@ -27,7 +25,6 @@ from pathlib import Path
 
 from scalebook.errors import UsageError
 from scalebook.grading import regrade
-from scalebook.grading.hidden import WITHHELD, student_view
 from scalebook.grading.inputs import SplitError, identities_of, macro_definitions, split_checks
 from scalebook.grading.report import award_points, ctest_pattern, record_path
 from tests.harness import expect, finish
@@ -114,31 +111,8 @@ def record() -> dict:
         test("4.3 visible", "failed", 0, exercise="4.3", message="plain")]}
 
 
-def view_checks() -> None:
+def points_checks() -> None:
     full = record()
-    counted = student_view(full, "count")
-    text = json.dumps(counted)
-    expect("secret" not in text and "4711" not in text and "inputs" not in text and "fingerprint" not in counted,
-           "view (count): no hidden check's name or message, no reuse key, no fingerprint")
-    hidden = [t for t in counted["tests"] if t.get("hidden")]
-    expect(len(hidden) == 1 and hidden[0]["checks"] == 2 and hidden[0]["passed"] == 1 and hidden[0]["points"] == 1
-           and hidden[0]["max_points"] == 2 and hidden[0]["status"] == "failed" and hidden[0]["exercise"] == "",
-           f"view (count): one entry for the chapter, how many ran and passed and their points: {hidden}")
-    expect(sum(t["points"] for t in counted["tests"]) == sum(t["points"] for t in full["tests"]) and
-           sum(t["max_points"] for t in counted["tests"]) == sum(t["max_points"] for t in full["tests"]),
-           "view (count): the chapter's points and maximum are the record's")
-    named = student_view(full, "names")
-    shown = [t for t in named["tests"] if t.get("hidden")]
-    expect([t["name"] for t in shown] == ["4.2 secret long row", "4.3 secret lowest double"]
-           and [t["status"] for t in shown] == ["failed", "passed"] and all(t["message"] == WITHHELD for t in shown)
-           and "4711" not in json.dumps(named), "view (names): each hidden check's name and verdict, no message")
-    try:
-        student_view(full, "everything")
-        refused = False
-    except ValueError:
-        refused = True
-    expect(refused, "view: an unknown policy is refused")
-
     tests = copy.deepcopy(full["tests"])
     award_points(tests)
     by_name = {t["name"]: t["points"] for t in tests}
@@ -250,7 +224,7 @@ def accept_checks(base: Path) -> None:
 
 def main() -> int:
     identity_checks()
-    view_checks()
+    points_checks()
     changes_checks()
     with tempfile.TemporaryDirectory(prefix="scalebook-regrade-") as temp:
         (Path(temp) / "pattern").mkdir()
