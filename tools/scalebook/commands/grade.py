@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import stat
 from pathlib import Path
 
@@ -107,7 +106,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--compare", type=Path, metavar="OLD_DIR",
                         help="a regrade: grade into --out (a new folder), reusing OLD_DIR's verdicts whose inputs did "
                              "not change, and show every verdict that changed; OLD_DIR is not touched until "
-                             "./workbook grade --accept NEW_DIR --into OLD_DIR")
+                             "./workbook grade --accept NEW_DIR --into OLD_DIR. Given again after a stop, the same "
+                             "command resumes the preview")
     add_limit_and_slurm_options(parser, defaults)
     add_export_options(parser)
     parser.add_argument("--similar-to", action="append", type=Path, default=[], metavar="FOLDER",
@@ -138,11 +138,13 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     args.settings = Settings(**numbers)
     args.export_request = export_request(parser, args)
     if args.compare is not None:
-        if args.resume or args.slurm is not None:
-            parser.error("--compare grades a new folder here: not with --resume or --slurm")
+        if args.slurm is not None:
+            parser.error("--compare grades a new folder here: not with --slurm")
         why = regrade.compare_refusal(args.compare.resolve(), Path(args.out).resolve())
         if why:
             parser.error(f"--compare: {why}")
+        # The same command again, after a stop: what was graded already is kept (--resume's rule).
+        args.resume = args.resume or regrade.is_preview_of(Path(args.out).resolve(), args.compare.resolve())
     return args
 
 
@@ -274,8 +276,7 @@ def main(argv: list[str]) -> int:
         return regrade.accept_command(argv)
     packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, CHILDREN.stop)
+    CHILDREN.install("grade")
     sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()

@@ -50,16 +50,32 @@ def is_grading_folder(folder: Path) -> bool:
     return (folder / "ctest" / "run.json").is_file()
 
 
+def is_preview_of(new: Path, old: Path) -> bool:
+    """Whether NEW holds a preview of OLD, finished or stopped before its end (its plan, written before
+    any grading, names OLD), and not accepted."""
+    plan = read_json(new / "ctest" / "run.json") or {}
+    earlier = read_json(new / COMPARISON) or {}
+    return ((plan.get("compare") or {}).get("dir") == str(old) or earlier.get("old", {}).get("dir") == str(old)) \
+        and not earlier.get("accepted") and not earlier.get("accepting")
+
+
+def unplanned(folder: Path) -> bool:
+    """Whether FOLDER holds only what a grading run writes before its plan (stopped while its kit was
+    built): ctest/ with no run.json, and nothing else."""
+    return [p.name for p in folder.iterdir()] == ["ctest"] and not (folder / "ctest" / "run.json").exists()
+
+
 def compare_refusal(old: Path, new: Path) -> str:
-    """Why OLD (an earlier grading folder) cannot be compared with a regrade into NEW, or ""."""
+    """Why OLD (an earlier grading folder) cannot be compared with a regrade into NEW, or "". A NEW that
+    holds a preview of OLD, finished or stopped, is resumed."""
     if not is_grading_folder(old):
         return f"{old} is not a grading folder (./workbook grade --out writes one: it has ctest/run.json)"
     if new == old or old in new.parents or new in old.parents:
         return f"the regrade goes into a folder of its own (--out), not into or around {old}"
-    if new.exists() and any(new.iterdir()):
-        earlier = read_json(new / COMPARISON) or {}
-        if earlier.get("old", {}).get("dir") != str(old):
-            return f"--out {new} is not empty and is not a preview of {old}: give a new folder"
+    if new.exists() and any(new.iterdir()) and not is_preview_of(new, old) and not unplanned(new):
+        if (read_json(new / COMPARISON) or {}).get("accepting"):
+            return f"--out {new} is a preview being accepted: finish with ./workbook grade --accept {new} --into {old}"
+        return f"--out {new} is not empty and is not a preview of {old}: give a new folder"
     return ""
 
 
@@ -120,6 +136,9 @@ def start(old: Path, new: Path) -> dict:
     """The regrade's plan entry: the grading compared with (its folder, its tree's commit, its records'
     digests), its object cache seeded into NEW."""
     plan = read_json(old / "ctest" / "run.json") or {}
+    if is_preview_of(new, old):
+        log(f"Regrade: {new} holds a preview of {old} that was stopped or finished before: resuming it (each "
+            "submission graded already from the same inputs is kept)")
     seeded = seed_objects(old, new)
     log(f"Regrade: comparing with {old} (graded with the tree at {plan.get('commit', 'unknown')}); "
         f"{seeded} compiled objects and workers taken from its cache")

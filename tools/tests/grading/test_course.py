@@ -74,10 +74,10 @@ class Instructor:
             shutil.copytree(ROOT / "build" / "ccache", self.root / "build" / "ccache", symlinks=True)
         self.command = self.root / "workbook"
         self.hidden_name = check_names(self.root / HIDDEN)[0]
-        self.head = f'TEST_CASE("{self.hidden_name}") {{\n'
         text = (self.root / HIDDEN).read_text()
-        assert self.head in text, f"{HIDDEN} does not write its first check as {self.head!r}"
-        (self.root / HIDDEN).write_text(text.replace(self.head, self.head + MISTAKE, 1))
+        body = text.find(") {\n", text.find(f'TEST_CASE("{self.hidden_name}"')) + len(") {\n")
+        assert body > len(") {\n"), f"{HIDDEN} does not open its first check's body with ') {{' at a line's end"
+        (self.root / HIDDEN).write_text(text[:body] + MISTAKE + text[body:])
         git("init", "-q", "-b", "main", str(self.root))
         git("add", "-A", cwd=self.root)
         git("commit", "-q", "-m", "The term's tree", cwd=self.root)
