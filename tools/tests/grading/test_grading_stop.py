@@ -22,27 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from scalebook.grading.supervise import descendants as children_of  # every living process below one
 from tests.harness import ROOT, WORKBOOK, expect, finish
 
 CH3 = "03-attention-scaling"
-
-
-def children_of(root: int) -> set[int]:
-    """Every living descendant of ROOT (boxes included: their processes are descendants too)."""
-    parents: dict[int, int] = {}
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-                if fields[0] != "Z":
-                    parents[int(proc.name)] = int(fields[1])
-            except (OSError, IndexError):
-                pass
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 def runs_a_box(root: int) -> bool:
