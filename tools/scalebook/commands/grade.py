@@ -20,18 +20,19 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import stat
 from pathlib import Path
 
 from ..config import GRADING_BUILD, Settings, commit
 from ..course import UsageError, all_chapters, resolve_chapter
+from ..files import private, write_json
 from ..grading import sandbox
-from ..grading.collect import collection_record
+from ..grading.collect import absent_students, collection_record
 from ..grading.export import FORMATS, NEEDS_ROSTER, save_request, write_requested
 from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading import regrade
 from ..grading.hidden import DEFAULT_POLICY, POLICIES
+from ..grading.pages import CLASS_FACTS
 from ..grading.report import read_record, refused_report, write_report
 from ..grading.roster import read_roster
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
@@ -233,20 +234,6 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
     return reports, todo
 
 
-def grader_only(out_dir: Path) -> None:
-    """The output folder and all it holds readable and writable by the grading user only (0700
-    folders and programs, 0600 files): a class's sources, scores and feedback are nobody else's.
-    New files get that from the umask this command sets; this takes away what an earlier run
-    left open, or what a copy kept of its source's mode."""
-    for path in [out_dir, *out_dir.rglob("*")]:
-        try:
-            info = path.lstat()
-            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
-                path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
-        except OSError:
-            pass
-
-
 def with_collection(args, plan: Run, reports: list[dict], out_dir: Path) -> None:
     """What `collect` recorded of each submission taken in (grading/collect.py: the collection.json
     beside its folder), kept in the plan for its report: the commit graded. A report kept by --resume
@@ -281,7 +268,7 @@ def main(argv: list[str]) -> int:
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
     (out_dir / "ctest").mkdir(mode=0o700, parents=True, exist_ok=True)
-    grader_only(out_dir)
+    private(out_dir)
     with regrade.grading_lock(out_dir):
         return grade_locked(args, out_dir)
 
@@ -302,9 +289,11 @@ def grade_locked(args, out_dir: Path) -> int:
     plan.references = [str(folder.resolve()) for folder in args.similar_to]
     reports, todo = take_in(args, out_dir, kit, plan)
     with_collection(args, plan, reports, out_dir)
+    roster = read_roster(args.roster, deadlines=False)[0] if args.roster is not None else None
+    write_json(out_dir / CLASS_FACTS, {"absent": absent_students(args.submissions, roster)})  # the class page's
     write_tree(out_dir, list(plan.submissions))
     plan.save()
-    grader_only(out_dir)  # the kit's copies kept their sources' modes
+    private(out_dir)  # the kit's copies kept their sources' modes
     save_request(out_dir, args.export_request)
     if args.slurm is not None:
         return submit_to_slurm(args, out_dir, todo)  # the merge job writes the exports
