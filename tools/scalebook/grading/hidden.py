@@ -94,6 +94,8 @@ def student_view(record: dict, policy: str) -> dict:
     view = {key: value for key, value in record.items() if key not in RECORD_ONLY}
     if isinstance(view.get("date"), str):
         view["date"] = view["date"][:10]
+    if isinstance(view.get("collected"), dict):  # collect's flags name classmates: the instructor's
+        view["collected"] = {key: value for key, value in view["collected"].items() if key != "flags"}
     tests: list[dict] = []
     chapters: dict[str, dict] = {}
     for test in record.get("tests", []):
