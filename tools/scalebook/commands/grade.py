@@ -103,7 +103,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                         help="skip submissions whose report was made from the same inputs (files, kit, limits)")
     parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy",
                         help="what a student's report, page and exports show of the hidden checks: a count per "
-                             "chapter (count, the default) or each one's name and verdict (names)")
+                             "chapter (count, the default) or each one's label (what it covers, never its input) and "
+                             "whether it passed (names)")
     parser.add_argument("--compare", type=Path, metavar="OLD_DIR",
                         help="a regrade: grade into --out (a new folder), reusing OLD_DIR's verdicts whose inputs did "
                              "not change, and show every verdict that changed; OLD_DIR is not touched until "

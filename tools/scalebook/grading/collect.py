@@ -339,7 +339,7 @@ def shared_repositories(students: list[Student], places: dict[str, Place]) -> di
     by_key: dict[str, list[Student]] = {}
     for student in students:
         place = places[student.id]
-        if place.local is None or place.local.real:
+        if place.local is None or (place.local.real and not place.local.refusal):  # a refusal names the real path
             by_key.setdefault(place.key, []).append(student)
     flags: dict[str, list[str]] = {}
     for key, sharing in by_key.items():
