@@ -333,6 +333,16 @@ def write_feedback(report: dict, path: Path, context: dict) -> None:
 CLASS_FACTS = Path("ctest") / "class.json"   # DIR/ctest/class.json: the roster's students without a submission
 
 
+def _commit_cell(report: dict) -> str:
+    """The class table's cell of the commit graded (what collect recorded): its short name, and how
+    many later commits were not graded; "" for a submission not collected."""
+    collected = report.get("collected")
+    if not isinstance(collected, dict) or not collected.get("commit"):
+        return ""
+    later = _count(collected.get("later_count"))
+    return visible(str(collected["commit"])[:10] + (f" ({later} later)" if later else ""), 60)
+
+
 def _submissions(students: list[tuple[dict, list]], absent: list[dict] | None) -> dict:
     """The class page's section on the submissions themselves: the students with later commits not
     graded, those with an extension, repositories flagged by collect, and the roster's students with
@@ -344,9 +354,11 @@ def _submissions(students: list[tuple[dict, list]], absent: list[dict] | None) -
         href = "students/" + quote(_as_text(report["submission"]).encode("utf-8", "surrogateescape"), safe="") + \
             "/feedback.html"
         if _count(collected.get("later_count")):
-            latest = next((c for c in collected.get("later_commits") or [] if isinstance(c, dict)), {})
+            listed = [c for c in collected.get("later_commits") or [] if isinstance(c, dict)]
             late.append({"name": name, "href": href, "count": _count(collected.get("later_count")),
-                         "latest": visible(latest.get("date"), 80) if latest else ""})
+                         "latest": visible(listed[0].get("date"), 80) if listed else "",
+                         "commits": [visible(str(c.get("commit", ""))[:10], 20) for c in listed[:5]],
+                         "collected_at": visible(collected.get("collected_at"), 80)})
         if collected.get("extension") is True:
             extended.append({"name": name, "href": href, "deadline": visible(collected.get("deadline"), 80)})
         for flag in collected.get("flags") or []:
@@ -394,7 +406,8 @@ def render_class_page(reports: list[dict], context: dict, analysis: dict | None 
                                                  safe="") + "/feedback.html",
                      "cells": [by_folder[key]["points"] if key in by_folder else 0 for key in columns],
                      "score": _number(report.get("score")), "max_score": _number(report.get("max_score")),
-                     "percent": _percent(report.get("score"), report.get("max_score")), "note": note})
+                     "percent": _percent(report.get("score"), report.get("max_score")), "note": note,
+                     "commit": _commit_cell(report)})
     # Per exercise: how many of the class passed every one of its checks.
     exercises: dict[str, dict] = {}
     for report, chapters in students:
@@ -412,7 +425,7 @@ def render_class_page(reports: list[dict], context: dict, analysis: dict | None 
                 columns=list(columns.values()),
                 rows=rows, exercises=exercise_rows, class_size=class_size,
                 graded=sum(1 for r in reports if not r.get("refused")), analysis=class_section(analysis),
-                submissions=_submissions(students, absent))
+                submissions=_submissions(students, absent), with_commits=any(row["commit"] for row in rows))
     return environment.get_template("class.html.j2").render(page)
 
 

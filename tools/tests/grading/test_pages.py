@@ -223,7 +223,7 @@ def check_collection(folder: Path, context: dict) -> None:
     collected, the deadline (an extension's), the later commits not graded (20 listed, the rest
     counted), and on the class page the late students, extensions, flagged repositories and the
     roster's students without a submission; every commit subject and reason shown as text."""
-    late = [{"commit": f"{index:040x}", "date": f"2025-03-03T{index % 24:02d}:00:00+00:00",
+    late = [{"commit": f"{index:02d}" + "c" * 38, "date": f"2025-03-03T{index % 24:02d}:00:00+00:00",
              "subject": (hostile.SCRIPT if index == 0 else hostile.TERMINAL if index == 1 else f"fix {index}")}
             for index in range(20)]
     collected = {"commit": "8b474438c4" + "0" * 30, "commit_date": "2025-03-01T20:00:00+00:00",
@@ -264,11 +264,15 @@ def check_collection(folder: Path, context: dict) -> None:
                 "Roster students without a submission"} <= set(sections),
            f"class page (collected): a section on late commits, extensions, flags, students without a submission "
            f"({sorted(sections)})")
-    expect("eli: 23 later commit(s), the latest dated 2025-03-03T00:00:00+00:00" in items
+    expect(any(i.startswith("eli: 23 later commit(s), the latest dated 2025-03-03T00:00:00+00:00 (00cccccccc, "
+                            "01cccccccc, ") and i.endswith(", …); collected 2025-03-06T09:00:00+00:00") for i in items)
            and "eli: deadline 2025-03-05T00:00:00+01:00" in items and not any(i.startswith("fay") for i in items)
            and "gus: missing (no repository at this path)" in items and f"hal: empty ({hostile.SCRIPT})" in items
            and any(i.startswith("eli: one repository for several roster lines") for i in items),
            f"class page (collected): who is late, extended, flagged, without a submission ({items})")
+    cells = [e["text"] for e in page.find("td")]
+    expect("8b474438c4 (23 later)" in cells and "8b474438c4" in cells,
+           f"class page (collected): each student's row names the commit graded and the later ones not graded")
 
 
 def check_errors(folder: Path, context: dict) -> None:
