@@ -44,10 +44,13 @@ def private(folder: Path) -> None:
     0600 files): a class's sources, histories, scores and feedback are nobody else's. New files get
     that from the umask the command sets (os.umask(0o077)); this takes away what an earlier run left
     open, or what a copy kept of its source's mode. Symbolic links are left as they are."""
-    for path in [folder, *folder.rglob("*")]:
+    paths = [str(folder)]
+    for top, folders, names in os.walk(folder):  # never into a linked folder
+        paths += [os.path.join(top, name) for name in folders + names]
+    for path in paths:
         try:
-            info = path.lstat()
+            info = os.lstat(path)
             if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
-                path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
+                os.chmod(path, stat.S_IMODE(info.st_mode) & 0o700)
         except OSError:
             pass

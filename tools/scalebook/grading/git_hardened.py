@@ -40,7 +40,8 @@ def git(args: list[str], timeout: float, env: dict[str, str], data: bytes | None
     """git ARGS with the hardened settings, in a session of its own (no terminal to prompt on),
     everything it started killed at TIMEOUT seconds (GitTimeout), or when the run is stopped
     (supervise.CHILDREN: a signal to collect ends every git at once)."""
-    process = CHILDREN.popen(["git", *HARDENED, *args], stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+    process = CHILDREN.popen(["git", *HARDENED, *args], dies_with_parent=False,
+                             stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         out, err = process.communicate(data, timeout=timeout)

@@ -39,11 +39,16 @@ class Children:
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, self.stop)
 
-    def popen(self, argv: list[str], **kwargs) -> subprocess.Popen:
+    def popen(self, argv: list[str], dies_with_parent: bool = True, **kwargs) -> subprocess.Popen:
+        """ARGV started in a process group of its own, which a signal ends. DIES_WITH_PARENT: also when
+        this process dies however it dies (PR_SET_PDEATHSIG, set in the child by Python code, which
+        costs a fork without vfork: tens of milliseconds on a busy machine, too much for collect's
+        many short gits, whose groups the signal handler kills anyway)."""
         with self.lock:
             if self.stopping:
                 raise KeyboardInterrupt
-            process = subprocess.Popen(argv, start_new_session=True, preexec_fn=sandbox.die_with_parent, **kwargs)
+            process = subprocess.Popen(argv, start_new_session=True,
+                                       preexec_fn=sandbox.die_with_parent if dies_with_parent else None, **kwargs)
             self.groups.add(process.pid)
         return process
 
