@@ -157,8 +157,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 
 def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
     """What --export asks for, checked now (before any grading): known formats, the roster a gradebook
-    needs, as many Canvas ids as columns. A roster given is read now too: its refused lines, its
-    students without a submission and the submissions it does not name are said."""
+    needs, as many Canvas ids as columns, names and question ids the importers would read as asked
+    (export.request_problems). A roster given is read now too: its refused lines, its students
+    without a submission and the submissions it does not name are said."""
     roster = None
     if args.roster is not None:
         try:

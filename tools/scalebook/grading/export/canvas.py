@@ -14,9 +14,9 @@ columns; tools/tests/grading/importers/canvas_import.rb replays it on our files)
   and the fifth cell is Section;
 - lines 472-490: an assignment column whose header holds "Current Score", "Final Grade" or another
   of NON_ASSIGNMENT_COLUMN_HEADERS anywhere in it is dropped without a word (header_problems);
-- lines 498-513 and Assignment.title_and_id (app/models/assignment.rb, identical in every version indexed) (/\\A(.*)\\s\\((\\d+)\\)\\z/): a header
-  ending in " (digits)" names the assignment with that id; without one, Canvas looks for an
-  assignment of that title or makes a new one;
+- lines 498-513 and Assignment.title_and_id (app/models/assignment.rb, the same in every version
+  the index holds: /\\A(.*)\\s\\((\\d+)\\)\\z/): a header ending in " (digits)" names the assignment
+  with that id; without one, Canvas looks for an assignment of that title or makes a new one;
 - lines 556-590: a row's student is the ID column read with to_i, else the SIS User ID, else the SIS
   Login ID, else a student whose name or sortable name is the Student cell, else a new student;
 - lines 734 and 855-872: a row whose first cell holds "Points Possible" sets the points possible, and

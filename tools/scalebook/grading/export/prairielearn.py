@@ -121,7 +121,13 @@ def score_perc(report: dict, chapter: str | None, maximum: int) -> str:
 
 
 def write_scores(reports: list[dict], path: Path, options: Options) -> list[str]:
-    """PATH as PrairieLearn's question scores upload (see above); returns what the terminal says of it."""
+    """PATH as PrairieLearn's question scores upload (see above); returns what the terminal says of it.
+    Question ids PrairieLearn would misread (qid_problems; ./workbook grade refuses them before
+    grading) write nothing: the terminal says why."""
+    problems = qid_problems(options)
+    if problems:
+        path.unlink(missing_ok=True)
+        return [f"prairielearn: not written: {'; '.join(problems)}"]
     book = gradebook(views(reports, options), options.students)  # the feedback: the students'
     rows = [SCORES_HEADER]
     for student, report in book.rows:
