@@ -27,7 +27,8 @@ from ..course import UsageError, all_chapters, resolve_chapter
 from ..files import private, write_json
 from ..grading import sandbox
 from ..grading.collect import absent_students, collection_record
-from ..grading.export import FORMATS, NEEDS_ROSTER, save_request, write_requested
+from ..grading.export import (AUTOGRADER_FORMATS, FORMATS, NEEDS_ROSTER, check_request, options_of,
+                              request_problems, save_request, write_requested)
 from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading import regrade
@@ -54,11 +55,13 @@ LIMIT_OPTIONS = [  # option, Settings field, what it bounds
 
 
 def add_export_options(parser: argparse.ArgumentParser) -> None:
-    """--export and what the LMS formats need: the roster, the assignment's name and ids, columns."""
-    exports = parser.add_argument_group("exports for an LMS, from this run's reports, into DIR/exports/ "
-                                        "(tools/scalebook/grading/export/)")
+    """--export and what the gradebook files need: the roster, the assignment's name and ids, columns."""
+    exports = parser.add_argument_group("gradebook files to import into an LMS, from this run's reports, into "
+                                        "DIR/exports/ (tools/scalebook/grading/export/)")
     exports.add_argument("--export", metavar="FORMATS",
-                         help=f"comma-separated: {', '.join(FORMATS)} (canvas and moodle need --roster)")
+                         help=f"comma-separated: {', '.join(FORMATS)} (each needs --roster). The autograders' own "
+                              f"results.json per submission ({', '.join(AUTOGRADER_FORMATS)}) are written where this "
+                              "grader runs inside Gradescope or PrairieLearn; no LMS imports them from here")
     exports.add_argument("--roster", type=Path, metavar="ROSTER",
                          help="the class's roster (id,name,email,repository[,deadline,section,login,canvas_id]): "
                               "the gradebooks' rows, a submission named by its id; its students without a "
@@ -70,9 +73,15 @@ def add_export_options(parser: argparse.ArgumentParser) -> None:
                               "with --per-chapter; without it Canvas makes a new assignment")
     exports.add_argument("--per-chapter", action="store_true",
                          help="one gradebook column per chapter graded (default: one column, the total)")
+    exports.add_argument("--scale-to", type=float, metavar="MAX",
+                         help="Canvas's and Moodle's grades as points scaled to MAX (e.g. 100), each column out of MAX "
+                              "(default: the points; Moodle refuses a grade above 100 unless the site allows more)")
     exports.add_argument("--moodle-key", choices=("email", "idnumber"), default="email",
                          help="how Moodle finds each student: the roster's email (default) or its id as Moodle's "
                               "ID number")
+    exports.add_argument("--prairielearn-qid", metavar="QID[,QID...]",
+                         help="the PrairieLearn question that takes the grade (its folder under questions/); one per "
+                              "chapter with --per-chapter")
 
 
 def add_limit_and_slurm_options(parser: argparse.ArgumentParser, defaults: Settings) -> None:
@@ -152,8 +161,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
 
 def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
     """What --export asks for, checked now (before any grading): known formats, the roster a gradebook
-    needs, as many Canvas ids as columns. A roster given is read now too: its refused lines, its
-    students without a submission and the submissions it does not name are said."""
+    needs, as many Canvas ids as columns, names and question ids the importers would read as asked
+    (export.request_problems). A roster given is read now too: its refused lines, its students
+    without a submission and the submissions it does not name are said."""
     roster = None
     if args.roster is not None:
         try:
@@ -174,9 +184,11 @@ def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     if not args.export:
         return None
     formats = [f.strip() for f in args.export.split(",") if f.strip()]
-    unknown = [f for f in formats if f not in FORMATS]
+    unknown = [f for f in formats if f not in FORMATS + AUTOGRADER_FORMATS]
     if unknown or not formats:
-        parser.error(f"--export: unknown format {', '.join(unknown) or '(none)'}; the formats are {', '.join(FORMATS)}")
+        parser.error(f"--export: unknown format {', '.join(unknown) or '(none)'}; the formats are {', '.join(FORMATS)}"
+                     + (" (prairielearn is PrairieLearn's scores upload; its external grader's results.json is "
+                        "prairielearn-results)" if "prairielearn-results" in unknown else ""))
     if any(f in NEEDS_ROSTER for f in formats) and args.roster is None:
         parser.error(f"--export {','.join(f for f in formats if f in NEEDS_ROSTER)} needs --roster ROSTER "
                      "(a gradebook's rows are the roster's students)")
@@ -185,8 +197,19 @@ def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     if ids and len(ids) != wanted:
         parser.error(f"--assignment-id: {len(ids)} ids for {wanted} column{'s' if wanted > 1 else ''} "
                      f"({'one per chapter graded' if args.per_chapter else 'the total'})")
-    return {"formats": formats, "roster": roster, "assignment": args.assignment, "assignment_ids": list(ids),
-            "per_chapter": args.per_chapter, "moodle_key": args.moodle_key}
+    if args.scale_to is not None and not 0 < args.scale_to <= 1e6:
+        parser.error(f"--scale-to: {args.scale_to:g} is not a maximum grade (a number above 0)")
+    if "prairielearn" in formats and not args.prairielearn_qid:
+        parser.error("--export prairielearn needs --prairielearn-qid QID: the question (its folder under questions/) "
+                     "whose score each row sets")
+    qids = tuple(q.strip() for q in args.prairielearn_qid.split(",")) if args.prairielearn_qid else ()
+    request = {"formats": formats, "roster": roster, "assignment": args.assignment, "assignment_ids": list(ids),
+               "per_chapter": args.per_chapter, "moodle_key": args.moodle_key, "scale_to": args.scale_to,
+               "qids": list(qids)}
+    problems = request_problems(request, options_of(request, {}, [], args.chapter_list))
+    if problems:
+        parser.error("; ".join(problems))
+    return request
 
 
 def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list[str]]:
@@ -278,6 +301,9 @@ def grade_locked(args, out_dir: Path) -> int:
     log("Building the grading kit (this tree's checks, once)...")
     built = build_kit(GRADING_BUILD, args.chapter_list)
     kit = assemble_kit(built, GRADING_BUILD, args.chapter_list, args.settings, out_dir / "ctest" / "kit")
+    refusal_of_export, _ = check_request(args.export_request, kit, args.chapter_list)
+    if refusal_of_export:  # before grading anything: the file asked for could not be imported
+        raise UsageError(refusal_of_export)
     # From here on everything this run writes, and its steps and boxes, is the grading user's alone
     # (the kit's build folder above is the instructor's, made with the instructor's umask).
     os.umask(0o077)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The term end to end: collect a class of repositories, grade it with hidden checks, export all four
-formats, apply an erratum to the instructor's tree, preview the regrade and accept it; as root and as
+"""The term end to end: collect a class of repositories, grade it with hidden checks, export every
+format, apply an erratum to the instructor's tree, preview the regrade and accept it; as root and as
 an unprivileged user (uid 65534); collecting 30 unchanged repositories again, timed; a regrade of 30
 submissions after a one-check erratum, its compiles and check runs counted and timed; and Gradescope's
 autograder run in a local /autograder layout made with bubblewrap. Minutes: label long.
@@ -210,7 +210,8 @@ def course(base: Path, user: int | None, instructor: Instructor) -> None:
            f"{who}: the submission folder holds no submodule and no .gitmodules")
 
     folders = sorted(str(p) for p in subs.iterdir() if p.is_dir() and not p.name.startswith("."))
-    options = ["--chapters", "4", "--jobs", "2", "--roster", str(roster), "--export", "gradescope,prairielearn,canvas,moodle",
+    options = ["--chapters", "4", "--jobs", "2", "--roster", str(roster), "--export",
+               "gradescope,prairielearn-results,canvas,moodle,prairielearn", "--prairielearn-qid", "scalebook/causal-masking",
                "--assignment", "Causal masking", "--assignment-id", "4711", "--show-hidden", "count"]
     done = run([str(instructor.command), "grade", "--out", str(grades), *options, *folders], user, home)
     expect(done.returncode == 0, f"{who}: grade exits 0 ({done.returncode})")
@@ -335,7 +336,7 @@ def exports(folder: Path, reports: dict, maximum: int, who: str) -> None:
         problems = lms_formats.validate_gradescope(data)
         expect(not problems and data["score"] == report["score"],
                f"{who}: Gradescope results.json of {name} follows the format, score {data['score']} {problems[:2]}")
-        text = (folder / "prairielearn" / name / "results.json").read_text()
+        text = (folder / "prairielearn-results" / name / "results.json").read_text()
         problems = lms_formats.validate_prairielearn(text)
         expect(not problems and json.loads(text)["score"] == report["score"] / maximum,
                f"{who}: PrairieLearn results.json of {name} follows the format {problems[:2]}")
@@ -346,8 +347,12 @@ def exports(folder: Path, reports: dict, maximum: int, who: str) -> None:
     expect(rows[0][5] == "Causal masking (4711)" and rows[1][5] == str(maximum),
            f"{who}: Canvas's assignment column and points possible: {rows[0][5]}, {rows[1][5]}")
     by_id = {r[2]: r[5] for r in rows[2:]}
-    expect(by_id.get("ontime") == str(reports["ontime"]["score"]) and by_id.get("late") == "0" and by_id.get("missing") == ""
-           and by_id.get("empty") == "", f"{who}: Canvas rows joined to the roster: {by_id}")
+    expect(by_id.get("ontime") == str(reports["ontime"]["score"]) and by_id.get("late") == "0" and "missing" not in by_id
+           and "empty" not in by_id, f"{who}: Canvas rows joined to the roster, none for a student with nothing graded: "
+                                     f"{by_id}")
+    scores = list(csv.reader(io.StringIO((folder / "prairielearn.csv").read_text(encoding="utf-8"))))
+    expect(["ona@uni.example", "1", "scalebook/causal-masking"] in [r[:3] for r in scores[1:]],
+           f"{who}: PrairieLearn's scores upload names each graded student by uid, instance and qid: {scores[:2]}")
     moodle = (folder / "moodle.csv").read_text(encoding="utf-8")
     problems = lms_formats.validate_moodle(moodle, 1)
     expect(not problems, f"{who}: Moodle import file follows the format {problems[:3]}")

@@ -3,7 +3,7 @@
 
 One student, `kim`, is graded twice on chapter 4 (its hidden checks included), each time into a
 folder of its own, by the names policy (each hidden check shown by its label and verdict) with every
-export: once with the solutions, once with the solutions made to sleep 2 s whenever masked_softmax
+export (the gradebook files and the autograders' results.json): once with the solutions, once with the solutions made to sleep 2 s whenever masked_softmax
 is given more than 12 rows, which only a hidden check does (no visible check's sequence is longer than
 12). Both earn every point. The instructor's records must show the sleep (the control: the slow
 run's seconds are at least 1.5 s more), and everything the student is given (DIR/students/kim/:
@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from scalebook.grading.export import FORMATS
+from scalebook.grading.export import AUTOGRADER_FORMATS, FORMATS
 from tests.harness import ROOT, expect, finish
 
 CH4 = "04-causal-masking"
@@ -58,8 +58,10 @@ def main() -> int:
             submission(base / kind / "kim", kind == "slow")
             out = base / f"grades-{kind}"
             done = subprocess.run([str(COMMAND), "grade", "--out", str(out), "--chapters", "4", "--jobs", "1",
-                                   "--show-hidden", "names", "--roster", str(roster), "--export", ",".join(FORMATS),
-                                   "--assignment", "Causal masking", str(base / kind / "kim")],
+                                   "--show-hidden", "names", "--roster", str(roster),
+                                   "--export", ",".join(FORMATS + AUTOGRADER_FORMATS),
+                                   "--assignment", "Causal masking", "--prairielearn-qid", "causal-masking",
+                                   str(base / kind / "kim")],
                                   capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=1800)
             print(done.stdout[-2500:] + done.stderr[-2500:])
             expect(done.returncode == 0, f"{kind}: grade exits 0 ({done.returncode})")
@@ -74,7 +76,7 @@ def main() -> int:
         expect(gap >= 1.5, f"control: the instructor's record shows the slow run's sleep ({gap:+.2f} s)")
         fast, slow = given(outputs["fast"]), given(outputs["slow"])
         differing = sorted(name for name in set(fast) | set(slow) if fast.get(name) != slow.get(name))
-        expect(len(fast) >= 3 + len(FORMATS) and not differing,
+        expect(len(fast) >= 3 + len(FORMATS + AUTOGRADER_FORMATS) and not differing,
                f"everything the student is given is the same bytes in both runs ({len(fast)} files; "
                f"differing: {differing})")
         shown = b"".join(fast.values()).decode(errors="replace")
