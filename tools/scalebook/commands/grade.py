@@ -20,20 +20,20 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import stat
 from pathlib import Path
 
 from ..config import GRADING_BUILD, Settings, commit
 from ..course import UsageError, all_chapters, resolve_chapter
+from ..files import private, write_json
 from ..grading import sandbox
-from ..grading.collect import collection_record
+from ..grading.collect import absent_students, collection_record
 from ..grading.export import (AUTOGRADER_FORMATS, FORMATS, NEEDS_ROSTER, check_request, options_of,
                               request_problems, save_request, write_requested)
 from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading import regrade
 from ..grading.hidden import DEFAULT_POLICY, POLICIES
+from ..grading.pages import CLASS_FACTS
 from ..grading.report import read_record, refused_report, write_report
 from ..grading.roster import read_roster
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
@@ -112,11 +112,13 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                         help="skip submissions whose report was made from the same inputs (files, kit, limits)")
     parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy",
                         help="what a student's report, page and exports show of the hidden checks: a count per "
-                             "chapter (count, the default) or each one's name and verdict (names)")
+                             "chapter (count, the default) or each one's label (what it covers, never its input) and "
+                             "whether it passed (names)")
     parser.add_argument("--compare", type=Path, metavar="OLD_DIR",
                         help="a regrade: grade into --out (a new folder), reusing OLD_DIR's verdicts whose inputs did "
                              "not change, and show every verdict that changed; OLD_DIR is not touched until "
-                             "./workbook grade --accept NEW_DIR --into OLD_DIR")
+                             "./workbook grade --accept NEW_DIR --into OLD_DIR. Given again after a stop, the same "
+                             "command resumes the preview")
     add_limit_and_slurm_options(parser, defaults)
     add_export_options(parser)
     parser.add_argument("--similar-to", action="append", type=Path, default=[], metavar="FOLDER",
@@ -147,11 +149,13 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     args.settings = Settings(**numbers)
     args.export_request = export_request(parser, args)
     if args.compare is not None:
-        if args.resume or args.slurm is not None:
-            parser.error("--compare grades a new folder here: not with --resume or --slurm")
+        if args.slurm is not None:
+            parser.error("--compare grades a new folder here: not with --slurm")
         why = regrade.compare_refusal(args.compare.resolve(), Path(args.out).resolve())
         if why:
             parser.error(f"--compare: {why}")
+        # The same command again, after a stop: what was graded already is kept (--resume's rule).
+        args.resume = args.resume or regrade.is_preview_of(Path(args.out).resolve(), args.compare.resolve())
     return args
 
 
@@ -254,20 +258,6 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
     return reports, todo
 
 
-def grader_only(out_dir: Path) -> None:
-    """The output folder and all it holds readable and writable by the grading user only (0700
-    folders and programs, 0600 files): a class's sources, scores and feedback are nobody else's.
-    New files get that from the umask this command sets; this takes away what an earlier run
-    left open, or what a copy kept of its source's mode."""
-    for path in [out_dir, *out_dir.rglob("*")]:
-        try:
-            info = path.lstat()
-            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
-                path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
-        except OSError:
-            pass
-
-
 def with_collection(args, plan: Run, reports: list[dict], out_dir: Path) -> None:
     """What `collect` recorded of each submission taken in (grading/collect.py: the collection.json
     beside its folder), kept in the plan for its report: the commit graded. A report kept by --resume
@@ -297,13 +287,12 @@ def main(argv: list[str]) -> int:
         return regrade.accept_command(argv)
     packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, CHILDREN.stop)
+    CHILDREN.install("grade")
     sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
     (out_dir / "ctest").mkdir(mode=0o700, parents=True, exist_ok=True)
-    grader_only(out_dir)
+    private(out_dir)
     with regrade.grading_lock(out_dir):
         return grade_locked(args, out_dir)
 
@@ -327,9 +316,11 @@ def grade_locked(args, out_dir: Path) -> int:
     plan.references = [str(folder.resolve()) for folder in args.similar_to]
     reports, todo = take_in(args, out_dir, kit, plan)
     with_collection(args, plan, reports, out_dir)
+    roster = read_roster(args.roster, deadlines=False)[0] if args.roster is not None else None
+    write_json(out_dir / CLASS_FACTS, {"absent": absent_students(args.submissions, roster)})  # the class page's
     write_tree(out_dir, list(plan.submissions))
     plan.save()
-    grader_only(out_dir)  # the kit's copies kept their sources' modes
+    private(out_dir)  # the kit's copies kept their sources' modes
     save_request(out_dir, args.export_request)
     if args.slurm is not None:
         return submit_to_slurm(args, out_dir, todo)  # the merge job writes the exports

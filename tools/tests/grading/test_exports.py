@@ -8,7 +8,7 @@ written as they are), a student with no report and a report with no student. Eac
 its format, carry the scores and maxima of the reports and of the kit (not of whatever a report
 holds), show a submission's text as text, and show the hidden checks by the policy (grading/hidden.py):
 by policy "count" no hidden check's name or message reaches what a student sees, by "names" their
-names and verdicts but no message. Whether the importers accept the gradebook files is
+labels and verdicts but no message. Whether the importers accept the gradebook files is
 test_importers.py's question (replays of their own code).
 """
 from __future__ import annotations
@@ -31,6 +31,7 @@ CH3, CH4 = "03-attention-scaling", "04-causal-masking"
 HOSTILE = "=HYPERLINK(\"http://evil\") <script>alert(1)</script> \x1b[31mred\u202eevil"
 SECRET = "the hidden input 4711 gave 0.25"          # a hidden check's message: never for a student
 HIDDEN_NAMES = ("4.1 e", "4.1 f")
+HIDDEN_LABELS = ("4.1 what e covers", "4.1 what f covers")   # grading/hidden.py: what "names" shows
 
 
 def test(name: str, chapter: str, exercise: str, status: str, points: int, maximum: int = 1, **more) -> dict:
@@ -47,8 +48,8 @@ def report(name: str, tests: list[dict], **more) -> dict:
 def make_class() -> tuple[list[dict], list[Student], dict[str, int]]:
     alice = report("alice", [test("a", CH3, "3.1", "passed", 1), test("b <i>x</i>", CH3, "3.1", "failed", 0),
                              test("c", CH3, "3.2", "passed", 2, 2), test("d", CH4, "4.1", "failed", 0, hint="<b>hint</b>"),
-                             test("e", CH4, "4.1", "passed", 1, hidden=True),
-                             dict(test("f", CH4, "4.1", "failed", 0, hidden=True), message=SECRET)],
+                             test("e", CH4, "4.1", "passed", 1, hidden=True, label=HIDDEN_LABELS[0]),
+                             dict(test("f", CH4, "4.1", "failed", 0, hidden=True, label=HIDDEN_LABELS[1]), message=SECRET)],
                     collected={"commit": "f" * 40, "commit_date": "2025-03-01T20:00:00+00:00",
                                "collected_at": "2025-03-02T00:05:00+00:00", "later_count": 2})
     bob = report("bob", [test("a", CH3, "3.1", "compile_error", 0, line=3, source_line="int x = ;")])
@@ -238,33 +239,33 @@ def scaled_checks(out: Path, reports: list[dict], chapters, maxima: dict, studen
 
 
 def names_checks(folder: Path, record: dict) -> None:
-    """Policy "names": each hidden check by its name and verdict, never its message."""
+    """Policy "names": each hidden check by its label and verdict, never its name or message."""
     alice = json.loads((folder / "gradescope" / "alice" / "results.json").read_text())
     hidden = [t for t in alice["tests"] if "hidden" in t["tags"]]
-    expect(not lms_formats.validate_gradescope(alice) and [t["name"] for t in hidden] == list(HIDDEN_NAMES)
+    expect(not lms_formats.validate_gradescope(alice) and [t["name"] for t in hidden] == list(HIDDEN_LABELS)
            and all(t["visibility"] == "visible" for t in hidden) and [t["status"] for t in hidden] == ["passed", "failed"]
-           and SECRET not in json.dumps(alice),
-           f"Gradescope (names): each hidden check visible by name, status and score, no message: {hidden}")
+           and SECRET not in json.dumps(alice) and not any(f'"{n}"' in json.dumps(alice) for n in HIDDEN_NAMES),
+           f"Gradescope (names): each hidden check visible by label, status and score, no message: {hidden}")
     text = (folder / "prairielearn-results" / "alice" / "results.json").read_text()
-    shown = [t for t in json.loads(text)["tests"] if t["name"] in HIDDEN_NAMES]
+    shown = [t for t in json.loads(text)["tests"] if t["name"] in HIDDEN_LABELS]
     expect(not lms_formats.validate_prairielearn(text) and len(shown) == 2 and SECRET not in text
            and shown[1]["points"] == 0 and shown[1]["max_points"] == 1,
-           f"PrairieLearn (names): the hidden checks by name and points, no message: {shown}")
+           f"PrairieLearn (names): the hidden checks by label and points, no message: {shown}")
     said = (folder / "moodle.csv").read_text(encoding="utf-8")
-    expect("4.1 f (failed)" in said and SECRET not in said,
-           f"Moodle (names): feedback names the hidden check not passed, not its message")
+    expect(f"{HIDDEN_LABELS[1]} (failed)" in said and SECRET not in said,
+           f"Moodle (names): feedback labels the hidden check not passed, without its message")
     said = (folder / "prairielearn.csv").read_text(encoding="utf-8")
-    expect("4\\.1 f \\(failed\\)" in said and SECRET not in said,
-           f"PrairieLearn's scores (names): feedback names the hidden check not passed, not its message")
+    expect("4\\.1 what f covers \\(failed\\)" in said and SECRET not in said,
+           f"PrairieLearn's scores (names): feedback labels the hidden check not passed, without its message")
     from scalebook.grading.hidden import student_view
     from scalebook.grading.export.junit import write_junit
     for policy in ("count", "names"):
         junit = folder / f"junit-{policy}.xml"
         write_junit(student_view(record, policy), junit)
         xml = junit.read_text()
-        expect(SECRET not in xml and (all(n in xml for n in HIDDEN_NAMES) if policy == "names"
-                                      else not any(n in xml for n in HIDDEN_NAMES)),
-               f"JUnit ({policy}): the hidden checks {'by name' if policy == 'names' else 'as a count'}, no message")
+        expect(SECRET not in xml and not any(f'"{n}"' in xml for n in HIDDEN_NAMES)
+               and (all(n in xml for n in HIDDEN_LABELS) if policy == "names" else not any(n in xml for n in HIDDEN_LABELS)),
+               f"JUnit ({policy}): the hidden checks {'by label' if policy == 'names' else 'as a count'}, no message")
 
 
 if __name__ == "__main__":
