@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 
 from ..config import GRADING_BUILD, Settings, commit
-from ..course import UsageError, all_chapters, resolve_chapter
+from ..course import UsageError, resolve_chapter, term_chapters
 from ..files import private, write_json
 from ..grading import sandbox
 from ..grading.collect import absent_students, collection_record
@@ -107,7 +107,8 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="submissions graded at once, at most the cores (default: the cores)")
     parser.add_argument("--chapters", metavar="LIST",
-                        help="grade only these chapters, e.g. 3,4 (an assignment); default: all")
+                        help="grade only these chapters, e.g. 3,4 (an assignment); default: the term's (term.json), "
+                             "or every chapter")
     parser.add_argument("--resume", action="store_true",
                         help="skip submissions whose report was made from the same inputs (files, kit, limits)")
     parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy",
@@ -140,7 +141,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     absent = [str(f) for f in args.similar_to if not f.is_dir()]
     if absent:
         parser.error(f"--similar-to: not a folder: {', '.join(absent)}")
-    args.chapter_list = all_chapters()
+    args.chapter_list = term_chapters()
     if args.chapters:
         try:
             args.chapter_list = [resolve_chapter(c.strip()) for c in args.chapters.split(",")]
