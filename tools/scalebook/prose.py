@@ -18,7 +18,7 @@ are not results: exercise ids of the course (6.2); a number after a word that re
 text or a program (chapter 2, section 4.3, eq. 4, table 2, version 1.13, exercises 1.1 to 1.3); a
 version after a name (Keras 3.3, PyTorch 2.5, Doxygen 1.9.4); a year in a citation ((2022), 2nd ed.
 2021, "Rubinfeld, 1978"); 0 and 1; in a formula, one-digit numbers, integer exponents and indices and
-the base 10 of a power (the formula's own constants). Code (`...`, fenced blocks), Doxygen commands
+the base 10 of a power (the formula's own constants). Code (`...`, fenced and indented blocks), Doxygen commands
 (\\snippet, \\include, an \\image's file), anchors, links' targets and the References section are not
 prose.
 """
@@ -218,12 +218,16 @@ def check(chapter_folder: Path) -> list[Problem]:
     def report(number: int, message: str) -> None:
         problems.append(Problem(page, number, message))
 
-    in_fence = in_references = in_display = False
+    in_fence = in_references = in_display = in_indented = False
+    previous = ""
     for number, line in enumerate(lines, 1):
+        # An indented code block: four spaces or a tab, after a blank line or more of the block.
+        in_indented = bool(re.match(r"^( {4}|\t)", line)) and (in_indented or not previous.strip()) and not in_display
+        previous = line
         if re.match(r"^\s*(```|~~~)", line):
             in_fence = not in_fence
             continue
-        if in_fence:
+        if in_fence or in_indented:
             continue
         if re.match(r"^#{1,2}\s", line):
             in_references = bool(re.match(r"^#+\s*References\b", line))

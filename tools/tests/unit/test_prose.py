@@ -46,6 +46,8 @@ With \f$n - 1\f$ and \f$x^2\f$ the formula keeps its constants.
 a fenced block: 610 412 3.14
 ```
 
+    ./workbook bench 2      # an indented block: 610
+
 ## References {#ch01_references}
 
 - J. Hoffmann et al., "Training Compute-Optimal Large Language Models", 2022: E = 1.69, 400 runs.
