@@ -183,7 +183,7 @@ def excused_in_text(token: str, before: str, after: str, ids: set[str]) -> bool:
     if re.search(r"[A-Za-z]-$", before):
         return True  # part of a name: GPT-2, FlashAttention-2
     previous = re.search(r"(?<![\w.])([A-Z][\w+]*)\s+$", before)
-    if previous and not re.search(r"[eE]", token) and not re.search(r"[.!?:]\s+[A-Z][\w+]*\s+$|^\s*[A-Z][\w+]*\s+$", before):
+    if previous and not re.search(r"[eE]", token) and not re.search(r"[.!?]\s+[A-Z][\w+]*\s+$|^\s*[A-Z][\w+]*\s+$", before):
         return True  # a version after a name, not a sentence's first word: Keras 3.3, Debian 12
     if token.count(".") >= 2:
         return True  # 3.2.2, 1.9.4: a section or a version, never a measured number
