@@ -74,14 +74,14 @@ TEST_CASE("lesson: a named value is the printed text, listed after the sections 
 TEST_CASE("lesson: a value's name, its uniqueness and its format are checked, with the function named") {
   Lesson lesson(".");
   lesson.value("ok_1", 1.5, "%.2f");
-  for (const char* name : {"", "Capital", "1st", "with space", "dash-ed", "{{x}}"}) {
+  for (const std::string name : {"", "Capital", "1st", "with space", "dash-ed", "{{x}}"}) {
     CAPTURE(name);
     CHECK_THROWS_WITH_AS(lesson.value(name, 1.0, "%.1f"), doctest::Contains("Lesson::value"), ValueError);
   }
   CHECK_THROWS_WITH_AS(lesson.value("ok_1", 2.0, "%.1f"), doctest::Contains("given twice"), ValueError);
   CHECK_THROWS_WITH_AS(lesson.value("ok_1", 2), doctest::Contains("given twice"), ValueError);
   // printf must read exactly one double: no integer or string conversion, no second conversion.
-  for (const char* format : {"%d", "%s", "%.2f and %.2f", "no conversion", "%%f", "%n", "%.3g\n", "%*f", "%Lf"}) {
+  for (const std::string format : {"%d", "%s", "%.2f and %.2f", "no conversion", "%%f", "%n", "%.3g\n", "%*f", "%Lf"}) {
     CAPTURE(format);
     CHECK_THROWS_WITH_AS(lesson.value("ok_3", 1.0, format), doctest::Contains("is not one printf conversion"), ValueError);
   }

@@ -16,8 +16,8 @@ check() finds every other number in the page's prose and reports it: a number ty
 stale the day the run changes (a 709 made 610 passes every test otherwise). Not reported, because they
 are not results: exercise ids of the course (6.2); a number after a word that refers to a part of a
 text or a program (chapter 2, section 4.3, eq. 4, table 2, version 1.13, exercises 1.1 to 1.3); a
-version after a name (Keras 3.3, PyTorch 2.5, Doxygen 1.9.4); a year in a citation ((2022), 2nd ed.
-2021, "Rubinfeld, 1978"); 0 and 1; in a formula, one-digit numbers, integer exponents and indices and
+version after a name (Keras 3.3, PyTorch 2.5, Doxygen 1.9.4); a year (1950 to 2035) in a citation
+((2022), 2nd ed. 2021, "Rubinfeld, 1978)"); 0 and 1; in a formula, one-digit numbers, integer exponents and indices and
 the base 10 of a power (the formula's own constants). Code (`...`, fenced and indented blocks), Doxygen commands
 (\\snippet, \\include, an \\image's file), anchors, links' targets and the References section are not
 prose.
@@ -180,17 +180,16 @@ def excused_in_text(token: str, before: str, after: str, ids: set[str]) -> bool:
         return True
     if referred(before):
         return True
-    if re.search(r"[A-Za-z]-$", before):
-        return True  # part of a name: GPT-2, FlashAttention-2
+    if re.search(r"[A-Z][\w]*-$", before):
+        return True  # part of a name: GPT-2, FlashAttention-2 (not width-64)
     previous = re.search(r"(?<![\w.])([A-Z][\w+]*)\s+$", before)
     if previous and not re.search(r"[eE]", token) and not re.search(r"[.!?]\s+[A-Z][\w+]*\s+$|^\s*[A-Z][\w+]*\s+$", before):
         return True  # a version after a name, not a sentence's first word: Keras 3.3, Debian 12
     if token.count(".") >= 2:
         return True  # 3.2.2, 1.9.4: a section or a version, never a measured number
-    if re.fullmatch(r"(19|20)[0-9]{2}", token):
-        stripped = before.rstrip()
-        if stripped.endswith(("(", ",", "ed.", "al.", "and")) or after.lstrip().startswith((")", ",", ";")):
-            return True  # a year in a citation
+    if re.fullmatch(r"[0-9]{4}", token) and 1950 <= int(token) <= 2035:
+        if before.rstrip().endswith(("(", ",", "ed.", "al.")) and (not after.strip() or after.lstrip()[0] in "),;:."):
+            return True  # a year in a citation: (2022), "Rubinfeld, 1978)", 2nd ed. 2021, et al., 2016:
     return False
 
 
@@ -238,7 +237,10 @@ def check(chapter_folder: Path) -> list[Problem]:
         image = IMAGE.match(line)
         if image:
             line = image.group("caption") or ""
-        line = re.sub(r"^\s*([0-9]+\.|[-*+])\s", " ", line)  # a list item's number or bullet
+        # A list item's number or bullet: at a paragraph's start or after another item (a wrapped
+        # sentence may begin with a number and a full stop: that one is prose).
+        if not lines[number - 2].strip() or number == 1 or re.match(r"^\s*([0-9]+\.|[-*+])\s|^\s{2,}", lines[number - 2]):
+            line = re.sub(r"^\s*([0-9]+\.|[-*+])\s", " ", line)
         # Placeholders: checked, then left out of the prose.
         if "{{" in PLACEHOLDER.sub("", line):
             report(number, "a {{ that opens no placeholder: a placeholder is {{name}} or {{TEXT from SOURCE}}, "
@@ -285,6 +287,8 @@ def check(chapter_folder: Path) -> list[Problem]:
         for text, math in pieces:
             for found in NUMBER.finditer(text):
                 token, before, after = found.group(0), text[:found.start()], text[found.end():]
+                if not before.strip() and number > 1:
+                    before = lines[number - 2] + " "  # a sentence wrapped before the number
                 if math and excused_in_math(token, before, after):
                     continue
                 if not math and excused_in_text(token, before, after, ids):
