@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
       const double theory = sigma * std::sqrt((m[1][1] * m[2][2] - m[1][2] * m[2][1]) / det);  // sigma sqrt((J^T J)^-1_EE)
       const double sd62 = standard_deviation(e62), sdls = standard_deviation(els);
       std::printf("\nE over %d draws of the noise: standard deviation %.5f (6.2), %.5f (least squares);\n"
-                  "the least-squares standard error sigma^2 (J^T J)^-1 gives %.5f\n", draws, sd62, sdls, theory);
+                  "the least-squares standard error, from sigma^2 (J^T J)^-1: %.5f\n", draws, sd62, sdls, theory);
       lesson.value("mc_draws", draws);
       lesson.value("mc_sd_e_62", sd62, "%.5f");
       lesson.value("mc_sd_e_ls", sdls, "%.5f");
@@ -308,8 +308,8 @@ int main(int argc, char** argv) {
       std::printf("noise variance put in %.4f; the noise drawn for the %d held-out rows has mean square %.4f\n",
                   kNoiseVariance, kScoringRows, drawn_noise);
       const double lowest = *std::min_element(data_loss.begin(), data_loss.end());
-      std::printf("lowest held-out loss %.4f; below the held-out noise's mean square: E of 6.2 by %.4f, of least "
-                  "squares by %.4f\n", lowest, drawn_noise - fit.e, drawn_noise - ls.e);
+      std::printf("lowest held-out loss %.4f; below the held-out noise's mean square:\n"
+                  "E of 6.2 by %.4f, E of least squares by %.4f\n", lowest, drawn_noise - fit.e, drawn_noise - ls.e);
       lesson.value("width", width);
       lesson.value("largest_rows", sizes.back(), "%.0f");
       lesson.value("sizes_count", sizes.size());
