@@ -5,7 +5,7 @@
  *    MathJax in the page, the table of contents and the sidebar, and turned into plain text
  *    (√dₖ) for the window title and the phone menu.
  *  - Code snippets lose the indentation they had in their source file.
- *  - Figures open full size when tapped, and are named by their caption for screen readers.
+ *  - Figures open full size when tapped (docs/figure_names.py names them for screen readers).
  *  - A "Contents" button reaches the page's table of contents from anywhere on the page, and a
  *    "Chapters" menu lists the book's pages on a phone, where the sidebar is hidden.
  *  - Long formulas break again at the new width when a phone turns or a window is resized
@@ -96,9 +96,11 @@
       var source = figure.getAttribute("data") || figure.getAttribute("src");
       var caption = box.querySelector(".caption");
       var name = caption ? plainTitle(caption.textContent.trim()) : "";
+      // docs/figure_names.py names each SVG figure by its <title> (what it shows); the caption
+      // names a figure that came without one.
       if (figure.tagName === "OBJECT") {
         figure.setAttribute("role", "img");
-        if (name) figure.setAttribute("aria-label", name);
+        if (name && !figure.getAttribute("aria-label")) figure.setAttribute("aria-label", name);
       } else if (name && !figure.getAttribute("alt")) {
         figure.setAttribute("alt", name);
       }
