@@ -36,5 +36,8 @@ MathJax.Hub.Config({ messageStyle: "none" });
 // read as a string of single letters. And no formula is a stop of its own for the Tab key: with
 // MathJax's default, a keyboard reader tabs through every formula of a page (124 on chapter 3)
 // between one link and the next; the MathML copy needs no focus to be read.
-// (MathJax.js loads the AssistiveMML extension itself when the setting is on.)
+// (MathJax.js loads the AssistiveMML extension itself when the setting is on.) The extension's
+// "End Math" hook reads MathJax's element jax, which MathJax otherwise loads only with the first
+// formula: on a page without one the hook failed, and MathJax never finished starting up.
 MathJax.Hub.Config({ menuSettings: { assistiveMML: true, inTabOrder: false } });
+MathJax.Hub.config.extensions = MathJax.Hub.config.extensions.concat(["[MathJax]/jax/element/mml/jax.js"]);

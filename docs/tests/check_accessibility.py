@@ -1,0 +1,417 @@
+#!/usr/bin/python3
+"""Every page of the built book against WCAG 2.1 AA, in headless Chromium: axe-core's rules in the
+light and the dark theme, and what axe cannot see, by keyboard and by reading the page.
+
+    check_accessibility.py HTML_DIR [--edition NAME] [--axe PATH] [--timeout S]
+                           [--chromium PATH] [--chromedriver PATH] [--only PAGE ...]
+
+One browser opens every page of HTML_DIR in turn (file://, as a reader opens the book), at a
+desktop's 1280 x 900 px, then:
+
+  1. axe     axe-core 4.14.1 (docs/tests/accessibility.py) with the rules tagged wcag2a, wcag2aa,
+             wcag21a, wcag21aa and wcag22aa, in the light theme, then again with the browser set to
+             prefer dark (the book's dark theme, as a reader whose system is dark gets it): 0
+             violations. The book's own pages (the main page, chapters, hints) are checked at a
+             phone's 390 px as well, where the sidebar gives way to the "Chapters" menu.
+  2. keyboard  Tab from the top of the page through every stop: each one shows a focus outline
+             (or shadow), and is not hidden under anything fixed on the page (2.4.7, 2.4.11); the
+             first stop skips to the text and lands there; the sidebar's tree is reached, and Enter
+             on one of its arrows opens it (aria-expanded turns true, its list shows); on a hints
+             page the first hint's button is reached, Enter opens it and the next Tab reaches the
+             second tier's button.
+  3. figures every SVG figure (<object>) has role="img" and is named by its SVG's <title> (what
+             it shows), every <img> has an alt, every <iframe> a title: each is read from the SVG file.
+  4. math    every formula has MathJax's assistive MathML (a <math> element) and its drawing is
+             hidden from screen readers; no formula is a Tab stop.
+  5. tables  every table is a data table whose first row holds header cells (<th>), or is marked as
+             layout (role="presentation").
+
+Each failure names the page, the theme or width, and the rule with its elements. Exit status 1 on
+any failure, 2 when the book, the browser or axe-core cannot be used. Standard library + selenium.
+"""
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+import accessibility  # noqa: E402
+from accessible_pages import svg_title  # noqa: E402
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.chrome.service import Service
+except ImportError as error:
+    print(f"check_accessibility: needs python3-selenium ({error}); run it with Debian's /usr/bin/python3 "
+          "after apt-get install -y python3-selenium chromium chromium-driver", file=sys.stderr)
+    sys.exit(2)
+
+DESKTOP = (1280, 900, False)
+PHONE = (390, 844, True)
+BOOK_PAGE = re.compile(r"^(index|ch\d+(_hints)?)\.html$")
+HINTS_PAGE = re.compile(r"^ch\d+_hints\.html$")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
+                 "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"]
+# Tab stops followed on one page at the most (the longest page has about 400).
+MAX_STOPS = 1500
+
+READY_JS = r"""
+// The page is ready once MathJax has typeset it and navtree.js has filled in the sidebar.
+var deadline = Date.now() + arguments[0], done = arguments[arguments.length - 1];
+function treeReady() {
+  var tree = document.getElementById("nav-tree-contents");
+  return !tree || tree.querySelector(".item") || Date.now() > deadline;
+}
+function finish() { if (treeReady()) setTimeout(function () { done(Date.now() <= deadline); }, 50); else setTimeout(finish, 20); }
+if (window.MathJax && MathJax.Hub && MathJax.Hub.Register) {
+  MathJax.Hub.Register.StartupHook("End", function () { MathJax.Hub.Queue(finish); });
+} else finish();
+"""
+
+READ_PAGE_JS = r"""
+// Figures, formulas and tables, as assistive technology is given them.
+var out = { figures: [], frames: [], images: [], formulas: 0, noMathML: [], drawnShown: [], mathStops: 0, tables: [] };
+document.querySelectorAll("object").forEach(function (o) {
+  out.figures.push({ data: o.getAttribute("data") || "", role: o.getAttribute("role") || "",
+                     label: o.getAttribute("aria-label") || "" });
+});
+document.querySelectorAll("iframe").forEach(function (f) {
+  out.frames.push({ src: f.getAttribute("src") || "", title: f.getAttribute("title") || "" });
+});
+document.querySelectorAll("img").forEach(function (i) {
+  if (!i.hasAttribute("alt")) out.images.push(i.getAttribute("src") || "");
+});
+document.querySelectorAll('script[type^="math/tex"]').forEach(function (s) {
+  var frame = document.getElementById(s.id + "-Frame");
+  if (!frame) return;  // not typeset: a hidden tooltip's, typeset when it opens
+  out.formulas++;
+  var tex = (s.textContent || "").trim().slice(0, 60);
+  var mml = frame.querySelector(".MJX_Assistive_MathML math");
+  if (!mml) out.noMathML.push(tex);
+  var drawn = frame.querySelector("nobr, .math");
+  if (!drawn || !drawn.closest('[aria-hidden="true"]')) out.drawnShown.push(tex);
+  if (frame.tabIndex >= 0) out.mathStops++;
+});
+document.querySelectorAll("table").forEach(function (t, i) {
+  var role = t.getAttribute("role") || "";
+  var first = t.rows.length ? t.rows[0] : null;
+  var headed = !!first && first.querySelector("th") !== null;
+  out.tables.push({ index: i, cls: t.className || "", role: role, headed: headed, th: t.querySelectorAll("th").length });
+});
+return out;
+"""
+
+FOCUSED_JS = r"""
+// The element that has the focus now: where it is, whether its focus shows, whether it is seen.
+var e = document.activeElement;
+if (!e || e === document.body || e === document.documentElement) return null;
+var s = getComputedStyle(e);
+var rects = e.getClientRects();
+var r = rects.length ? rects[0] : e.getBoundingClientRect();
+var outline = s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0;
+var shadow = s.boxShadow && s.boxShadow !== "none";
+// A checkbox hidden behind its label shows its focus on the label.
+var label = e.id ? document.querySelector('label[for="' + e.id + '"]') : null;
+if (label && (r.width <= 1 || r.height <= 1)) {
+  var ls = getComputedStyle(label);
+  outline = ls.outlineStyle !== "none" && parseFloat(ls.outlineWidth) > 0;
+  r = label.getBoundingClientRect();
+}
+var hidden = r.width <= 1 || r.height <= 1;
+var cx = Math.min(Math.max(r.left + r.width / 2, 0), window.innerWidth - 1);
+var cy = Math.min(Math.max(r.top + r.height / 2, 0), window.innerHeight - 1);
+var hit = document.elementFromPoint(cx, cy);
+// A tooltip (jQuery PowerTip, opened by the focus and closed by Escape) may still be fading out
+// over the next stop: it is the reader's own, not the page's.
+if (hit && hit.closest("#powerTip")) hit = e;
+var seen = !!hit && (hit === e || e.contains(hit) || hit.contains(e) || (label && (hit === label || label.contains(hit))));
+var inView = r.bottom > 0 && r.top < window.innerHeight && r.right > 0 && r.left < window.innerWidth;
+var where = e.closest("#nav-tree") ? "tree" : e.closest("#doc-content") ? "text" : e.closest("#top") ? "top" : "page";
+var name = e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "");
+return { name: name, label: e.getAttribute("aria-label") || "", text: (e.getAttribute("aria-label") || e.textContent || "").trim().replace(/\s+/g, " ").slice(0, 50),
+         where: where, shows: outline || shadow, hidden: hidden, seen: seen && inView,
+         covered: hit && !seen ? hit.tagName.toLowerCase() + (hit.id ? "#" + hit.id : "") : "",
+         toggle: !!e.closest("#nav-tree") && e.matches(".item > a:first-child"),
+         expanded: e.getAttribute("aria-expanded"), summary: e.tagName === "SUMMARY",
+         hintTier: e.closest("details.scalebook-hint") ? Array.prototype.indexOf.call(
+           e.closest("div.scalebook-hints").querySelectorAll("details.scalebook-hint"), e.closest("details.scalebook-hint")) : -1,
+         open: e.closest("details") ? e.closest("details").open : null,
+         skip: e.id === "scalebook-skip" };
+"""
+
+TOGGLE_OPENED_JS = r"""
+// After Enter on a tree arrow (navtree.js loads the entries below it, then shows them): it says it
+// is open, and the list below its item shows, within two seconds.
+var name = arguments[0], done = arguments[arguments.length - 1], deadline = Date.now() + 2000;
+(function poll() {
+  var toggle = Array.prototype.find.call(document.querySelectorAll("#nav-tree .item > a:first-child"),
+                                         function (a) { return a.getAttribute("aria-label") === name; });
+  var li = toggle && toggle.closest("li");
+  var list = li ? li.querySelector(":scope > ul") : null;
+  var state = { expanded: toggle ? toggle.getAttribute("aria-expanded") : null,
+                listShown: !!list && list.getClientRects().length > 0 && getComputedStyle(list).display !== "none" };
+  if ((state.expanded === "true" && state.listShown) || Date.now() > deadline) done(state);
+  else setTimeout(poll, 20);
+})();
+"""
+
+
+def press(driver, key, code, key_code, shift=False):
+    """One real key press, through the DevTools protocol (a page's script cannot move the focus)."""
+    event = {"key": key, "code": code, "windowsVirtualKeyCode": key_code, "modifiers": 8 if shift else 0}
+    if key == "Enter":
+        event["text"] = "\r"
+    driver.execute_cdp_cmd("Input.dispatchKeyEvent", {"type": "keyDown", **event})
+    driver.execute_cdp_cmd("Input.dispatchKeyEvent", {"type": "keyUp", **event})
+
+
+def tab(driver):
+    press(driver, "Tab", "Tab", 9)
+    return driver.execute_script(FOCUSED_JS)
+
+
+def start_browser(args, profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = args.chromium
+    for argument in CHROMIUM_ARGS:
+        options.add_argument(argument)
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(executable_path=args.chromedriver, log_path=os.devnull),
+                              options=options)
+    driver.set_script_timeout(args.timeout + 60)
+    return driver
+
+
+def set_view(driver, view, scheme="light"):
+    width, height, mobile = view
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                           {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+def open_page(driver, path, view, args):
+    set_view(driver, view)
+    driver.get(path.as_uri())
+    return driver.execute_async_script(READY_JS, int(args.timeout * 1000))
+
+
+def axe(driver, source, where):
+    result = accessibility.run_axe(driver, source)
+    return accessibility.describe(where, result["violations"]), result["rules"]
+
+
+def check_reading(driver, html_dir, name):
+    """Figures, formulas and tables (3, 4, 5)."""
+    failures = []
+    page = driver.execute_script(READ_PAGE_JS)
+    for figure in page["figures"]:
+        source = urllib.parse.unquote(figure["data"])
+        expected = svg_title(html_dir / source) if source.endswith(".svg") and (html_dir / source).is_file() else ""
+        if figure["role"] != "img" or not figure["label"].strip():
+            failures.append(f"figure {source}: not exposed as an image with a name (role {figure['role']!r}, "
+                            f"aria-label {figure['label']!r})")
+        elif expected and figure["label"] != expected:
+            failures.append(f"figure {source}: named {figure['label']!r}, not by what its SVG says it shows "
+                            f"({expected!r})")
+    for frame in page["frames"]:
+        source = urllib.parse.unquote(frame["src"])
+        title = svg_title(html_dir / source, graph=True) if (html_dir / source).is_file() else ""
+        if not frame["title"].strip() or (title and frame["title"] != title):
+            failures.append(f"frame {source}: titled {frame['title']!r}, not by its SVG ({title!r})")
+    for source in page["images"]:
+        failures.append(f"image {source}: no alt attribute")
+    if page["noMathML"]:
+        failures.append(f"{len(page['noMathML'])} of {page['formulas']} formulas without assistive MathML "
+                        f"(a screen reader cannot read them), first: {page['noMathML'][0]!r}")
+    if page["drawnShown"]:
+        failures.append(f"{len(page['drawnShown'])} formulas whose drawing is not hidden from screen readers, "
+                        f"first: {page['drawnShown'][0]!r}")
+    if page["mathStops"]:
+        failures.append(f"{page['mathStops']} formulas are Tab stops of their own")
+    for table in page["tables"]:
+        layout = table["role"] in ("presentation", "none")
+        if layout and table["th"]:
+            failures.append(f"table {table['index']} (.{table['cls']}) is marked as layout but has {table['th']} "
+                            "header cells")
+        elif not layout and not table["headed"]:
+            failures.append(f"table {table['index']} (.{table['cls']}) has no header cells in its first row and is "
+                            "not marked as layout (role=\"presentation\")")
+    return failures, page
+
+
+def check_keyboard(driver, name):
+    """Tab through the page (2): returns failures and what was reached."""
+    failures = []
+    stops = []
+    first = tab(driver)
+    if not first or not first["skip"]:
+        failures.append(f"the first Tab stop is {first and first['name']!r}, not the link that skips to the text")
+    elif not first["seen"]:
+        failures.append("the skip link does not show when it has the focus")
+    toggled = None
+    hint_opened = None
+    seen_keys = set()
+    current = first
+    while current and len(stops) < MAX_STOPS:
+        key = (current["name"], current["text"], current["where"])
+        if stops and key == (stops[0]["name"], stops[0]["text"], stops[0]["where"]):
+            break  # around once: back at the first stop
+        stops.append(current)
+        label = f"Tab stop {len(stops)} ({current['where']}: {current['name']} {current['text']!r})"
+        if not current["shows"] and key not in seen_keys:
+            failures.append(f"{label}: no visible focus (no outline, no shadow)")
+        if current["hidden"]:
+            failures.append(f"{label}: the focused element has no size on screen")
+        elif not current["seen"]:
+            failures.append(f"{label}: the focused element is hidden"
+                            + (f" under {current['covered']}" if current["covered"] else " out of view"))
+        seen_keys.add(key)
+        if toggled is None and current["toggle"] and current["expanded"] == "false":
+            press(driver, "Enter", "Enter", 13)
+            toggled = driver.execute_async_script(TOGGLE_OPENED_JS, current["label"])
+            toggled["text"] = current["text"]
+        if hint_opened is None and current["summary"] and current["hintTier"] == 0 and not current["open"]:
+            press(driver, "Enter", "Enter", 13)
+            after = tab(driver)
+            hint_opened = {"opened": driver.execute_script(
+                "return document.querySelector('details.scalebook-hint').open"),
+                "next": after}
+            current = after
+            continue
+        current = tab(driver)
+    if first and first["skip"]:
+        driver.execute_script("document.getElementById('scalebook-skip').focus()")
+        press(driver, "Enter", "Enter", 13)
+        landed = tab(driver)
+        if not landed or landed["where"] != "text":
+            failures.append(f"after the skip link, Tab goes to {landed and landed['name']!r} "
+                            f"({landed and landed['where']}), not into the text")
+    if len(stops) >= MAX_STOPS:
+        failures.append(f"Tab never came back to the first stop within {MAX_STOPS} stops")
+    tree = [s for s in stops if s["where"] == "tree"]
+    if not tree:
+        failures.append("Tab never reaches the sidebar's tree")
+    if toggled is None:
+        failures.append("Tab reaches no closed arrow of the sidebar's tree")
+    elif toggled["expanded"] != "true" or not toggled["listShown"]:
+        failures.append(f"Enter on the tree's arrow {toggled['text']!r} does not open it (aria-expanded "
+                        f"{toggled['expanded']!r}, its list shown: {toggled['listShown']})")
+    if HINTS_PAGE.match(name):
+        if hint_opened is None:
+            failures.append("Tab never reaches the first hint's button")
+        else:
+            nxt = hint_opened["next"] or {}
+            if not hint_opened["opened"]:
+                failures.append("Enter on the first hint's button does not open it")
+            elif not (nxt.get("summary") and nxt.get("hintTier") == 1):
+                failures.append(f"with the first hint open, the next Tab goes to {nxt.get('name')!r} "
+                                f"{nxt.get('text')!r}, not to the second tier's button")
+    return failures, stops
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("html_dir", type=Path)
+    parser.add_argument("--edition", default="reference", help="which book this is, for the messages")
+    parser.add_argument("--axe", type=Path, default=accessibility.AXE_JS, help="axe-core's axe.min.js")
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds a page may take to be ready")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--only", nargs="+", metavar="PAGE", help="check only these pages of HTML_DIR")
+    args = parser.parse_args()
+    began = time.monotonic()
+    html_dir = args.html_dir.resolve()
+    if not (html_dir / "index.html").is_file():
+        print(f"check_accessibility: {html_dir}/index.html does not exist; build the book first", file=sys.stderr)
+        return 2
+    try:
+        source = accessibility.axe_source(args.axe)
+    except accessibility.AxeMissing as error:
+        print(f"check_accessibility: {error}", file=sys.stderr)
+        return 2
+    for tool in (args.chromium, args.chromedriver):
+        if not os.access(tool, os.X_OK):
+            print(f"check_accessibility: {tool} is missing; apt-get install -y chromium chromium-driver",
+                  file=sys.stderr)
+            return 2
+    pages = sorted(p.name for p in html_dir.glob("*.html"))
+    pages.sort(key=lambda p: (not BOOK_PAGE.match(p), p))
+    if args.only:
+        unknown = [p for p in args.only if p not in pages]
+        if unknown:
+            print(f"check_accessibility: no page {', '.join(unknown)} in {html_dir}", file=sys.stderr)
+            return 2
+        pages = [p for p in pages if p in args.only]
+
+    failures = []
+    counts = {"axe runs": 0, "tab stops": 0, "formulas": 0, "figures": 0, "tables": 0}
+    with tempfile.TemporaryDirectory(prefix="scalebook-a11y-") as profile:
+        try:
+            driver = start_browser(args, profile)
+        except WebDriverException as error:
+            print(f"check_accessibility: could not start {args.chromium}: {str(error).strip()}", file=sys.stderr)
+            return 2
+        try:
+            for name in pages:
+                started = time.monotonic()
+                path = html_dir / name
+                page_failures = []
+                if not open_page(driver, path, DESKTOP, args):
+                    page_failures.append(f"the page was not ready (MathJax, the sidebar) within {args.timeout:g} s")
+                rules = 0
+                for scheme in ("light", "dark"):
+                    set_view(driver, DESKTOP, scheme)
+                    found, rules = axe(driver, source, scheme)
+                    page_failures += found
+                    counts["axe runs"] += 1
+                set_view(driver, DESKTOP, "light")
+                reading, page = check_reading(driver, html_dir, name)
+                page_failures += reading
+                keyboard, stops = check_keyboard(driver, name)
+                page_failures += keyboard
+                if BOOK_PAGE.match(name):
+                    open_page(driver, path, PHONE, args)
+                    found, _ = axe(driver, source, "light at 390 px")
+                    page_failures += found
+                    counts["axe runs"] += 1
+                counts["tab stops"] += len(stops)
+                counts["formulas"] += page["formulas"]
+                counts["figures"] += len(page["figures"]) + len(page["frames"])
+                counts["tables"] += len(page["tables"])
+                print(f"{'FAIL' if page_failures else 'ok  '} {name}: axe ({rules} rules) light and dark"
+                      f"{', and at 390 px' if BOOK_PAGE.match(name) else ''}; {len(stops)} Tab stops; "
+                      f"{page['formulas']} formulas, {len(page['figures']) + len(page['frames'])} figures, "
+                      f"{len(page['tables'])} tables; {time.monotonic() - started:.1f} s", flush=True)
+                for failure in page_failures:
+                    print(f"       {failure}")
+                failures += [(name, f) for f in page_failures]
+        except (WebDriverException, RuntimeError) as error:
+            message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            failures.append(("browser", f"stopped: {message}"))
+        finally:
+            driver.quit()
+    elapsed = time.monotonic() - began
+    summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+    if failures:
+        print(f"\n{len(failures)} accessibility problem(s) in the {args.edition} book ({elapsed:.1f} s):",
+              file=sys.stderr)
+        for page, failure in failures:
+            print(f"  {page}: {failure}", file=sys.stderr)
+        return 1
+    print(f"all {len(pages)} pages of the {args.edition} book: 0 violations of WCAG 2.x A and AA (axe-core "
+          f"{accessibility.AXE_VERSION}) in light and dark, keyboard, figures, math and tables as required "
+          f"({summary}; {elapsed:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
