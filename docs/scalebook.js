@@ -169,6 +169,13 @@
       $(this).data("powertip", '<div class="ttdoc">' + this.getAttribute("data-scalebook-tip") + "</div>")
         .powerTip(options);
     });
+    // The tooltip opens with the focus on its link and is put at the end of the page: the links it
+    // holds (the name it describes) are for the mouse, and no Tab stop of their own, else the Tab
+    // key, past the page's last link, lands in a tooltip still fading out, far from the text.
+    $(document).on("powerTipRender", function () {
+      var tip = document.getElementById("powerTip");
+      if (tip) tip.querySelectorAll("a[href]").forEach(function (a) { a.setAttribute("tabindex", "-1"); });
+    });
     $(document).on("powerTipOpen", function (event) {
       var tip = document.getElementById("powerTip");
       if (!tip || !window.MathJax || !MathJax.Hub || !MathJax.Hub.Queue) return;

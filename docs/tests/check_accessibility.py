@@ -58,19 +58,39 @@ DESKTOP = (1280, 900, False)
 PHONE = (390, 844, True)
 BOOK_PAGE = re.compile(r"^(index|ch\d+(_hints)?)\.html$")
 HINTS_PAGE = re.compile(r"^ch\d+_hints\.html$")
+CHAPTER_PAGE = re.compile(r"^ch\d+\.html$")
+# The kinds of page Doxygen writes for the reference, by its own file names: pages of one kind share
+# one template (their sidebar, headings, tables and links differ in number, not in kind).
+REFERENCE_KINDS = (
+    ("alphabetical index", re.compile(r"^classes\.html$")),
+    ("list", re.compile(r"^(annotated|files|hierarchy|namespaces|pages|modules|examples)\.html$")),
+    ("index of members", re.compile(r"^(functions|namespacemembers|globals)(_\w+)?\.html$")),
+    ("member list", re.compile(r"^(class|struct|union).*-members\.html$")),
+    ("class", re.compile(r"^(class|struct|union).*\.html$")),
+    ("namespace", re.compile(r"^namespace.*\.html$")),
+    ("folder", re.compile(r"^dir_.*\.html$")),
+    ("file", re.compile(r"^.*_8\w+\.html$")),
+)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update", "--disable-dev-shm-usage"]
 # Tab stops followed on one page at the most (the longest page has about 400).
 MAX_STOPS = 1500
 
 READY_JS = r"""
-// The page is ready once MathJax has typeset it and navtree.js has filled in the sidebar.
+// The page is ready once MathJax has typeset it, navtree.js has filled in the sidebar and scrolled
+// it to the page's entry, and no jQuery animation (the tree's scrolling, a list sliding open) is
+// still moving what the keyboard is about to reach.
 var deadline = Date.now() + arguments[0], done = arguments[arguments.length - 1];
 function treeReady() {
   var tree = document.getElementById("nav-tree-contents");
-  return !tree || tree.querySelector(".item") || Date.now() > deadline;
+  return !tree || tree.querySelector(".item");
 }
-function finish() { if (treeReady()) setTimeout(function () { done(Date.now() <= deadline); }, 50); else setTimeout(finish, 20); }
+function still() { return !window.jQuery || jQuery(":animated").length === 0; }
+function finish() {
+  if (Date.now() > deadline) { done(false); return; }
+  if (treeReady() && still()) setTimeout(function () { if (still()) done(true); else finish(); }, 50);
+  else setTimeout(finish, 20);
+}
 if (window.MathJax && MathJax.Hub && MathJax.Hub.Register) {
   MathJax.Hub.Register.StartupHook("End", function () { MathJax.Hub.Queue(finish); });
 } else finish();
@@ -158,7 +178,8 @@ var name = arguments[0], done = arguments[arguments.length - 1], deadline = Date
   var list = li ? li.querySelector(":scope > ul") : null;
   var state = { expanded: toggle ? toggle.getAttribute("aria-expanded") : null,
                 listShown: !!list && list.getClientRects().length > 0 && getComputedStyle(list).display !== "none" };
-  if ((state.expanded === "true" && state.listShown) || Date.now() > deadline) done(state);
+  var still = !window.jQuery || jQuery(":animated").length === 0;  // the list has slid open
+  if ((state.expanded === "true" && state.listShown && still) || Date.now() > deadline) done(state);
   else setTimeout(poll, 20);
 })();
 """
@@ -190,12 +211,30 @@ def start_browser(args, profile):
     return driver
 
 
+THEME_JS = r"""
+// The page has taken the theme the browser now prefers: doxygen-awesome's toggle (which marks <html>
+// light-mode or dark-mode, and the colours follow the mark) hears of the change a moment after it.
+var dark = arguments[0], done = arguments[arguments.length - 1], deadline = Date.now() + 5000;
+(function poll() {
+  var root = document.documentElement;
+  var marked = !document.querySelector("doxygen-awesome-dark-mode-toggle") ||
+               root.classList.contains(dark ? "dark-mode" : "light-mode");
+  if ((matchMedia("(prefers-color-scheme: dark)").matches === dark && marked) || Date.now() > deadline)
+    requestAnimationFrame(function () { done(marked); });
+  else setTimeout(poll, 10);
+})();
+"""
+
+
 def set_view(driver, view, scheme="light"):
+    """The window's size and the theme the browser prefers; False when the page did not follow the
+    theme within 5 s."""
     width, height, mobile = view
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
                            {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+    return driver.execute_async_script(THEME_JS, scheme == "dark")
 
 
 def open_page(driver, path, view, args):
@@ -248,6 +287,10 @@ def check_reading(driver, html_dir, name):
     return failures, page
 
 
+def stop_key(stop):
+    return stop["name"], stop["text"], stop["where"]
+
+
 def check_keyboard(driver, name):
     """Tab through the page (2): returns failures and what was reached."""
     failures = []
@@ -262,8 +305,8 @@ def check_keyboard(driver, name):
     seen_keys = set()
     current = first
     while current and len(stops) < MAX_STOPS:
-        key = (current["name"], current["text"], current["where"])
-        if stops and key == (stops[0]["name"], stops[0]["text"], stops[0]["where"]):
+        key = stop_key(current)
+        if stops and key == stop_key(stops[0]):
             break  # around once: back at the first stop
         stops.append(current)
         label = f"Tab stop {len(stops)} ({current['where']}: {current['name']} {current['text']!r})"
@@ -289,12 +332,20 @@ def check_keyboard(driver, name):
             continue
         current = tab(driver)
     if first and first["skip"]:
+        # Where the skip link leads: the text's first stop, or (a page whose text has no link) the
+        # first stop after the text, past the top bar and the sidebar in any case.
+        in_text = [s for s in stops if s["where"] == "text"]
+        before = [i for i, s in enumerate(stops) if s["where"] in ("top", "tree")]
+        after = stops[max(before) + 1:] if before else stops[1:]
+        expected = in_text[0] if in_text else (after[0] if after else None)
         driver.execute_script("document.getElementById('scalebook-skip').focus()")
         press(driver, "Enter", "Enter", 13)
         landed = tab(driver)
-        if not landed or landed["where"] != "text":
+        if expected and (not landed or stop_key(landed) != stop_key(expected)):
             failures.append(f"after the skip link, Tab goes to {landed and landed['name']!r} "
-                            f"({landed and landed['where']}), not into the text")
+                            f"{landed and landed['text']!r} ({landed and landed['where']}), not to "
+                            + (f"the text's first stop {expected['name']!r} {expected['text']!r}" if in_text else
+                               f"the first stop after the text (which has none), {expected['name']!r}"))
     if len(stops) >= MAX_STOPS:
         failures.append(f"Tab never came back to the first stop within {MAX_STOPS} stops")
     tree = [s for s in stops if s["where"] == "tree"]
@@ -318,6 +369,28 @@ def check_keyboard(driver, name):
     return failures, stops
 
 
+def kind_of(name):
+    """The page's kind: a book page is its own; a reference page is of one of REFERENCE_KINDS, or
+    its own when Doxygen wrote a page of another kind."""
+    if BOOK_PAGE.match(name):
+        return name
+    return next((kind for kind, pattern in REFERENCE_KINDS if pattern.match(name)), name)
+
+
+def first_of_each_kind(pages):
+    kinds = {}
+    for name in pages:
+        kinds.setdefault(kind_of(name), name)
+    return set(kinds.values())
+
+
+def sample(pages):
+    """The main page, the first chapter and its hints, and the first reference page of each kind."""
+    chapters = [p for p in pages if CHAPTER_PAGE.match(p)]
+    book = {"index.html"} | ({chapters[0], chapters[0].replace(".html", "_hints.html")} if chapters else set())
+    return [p for p in pages if p in book or (not BOOK_PAGE.match(p) and p in first_of_each_kind(pages))]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("html_dir", type=Path)
@@ -327,6 +400,12 @@ def main():
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     parser.add_argument("--only", nargs="+", metavar="PAGE", help="check only these pages of HTML_DIR")
+    parser.add_argument("--sample", action="store_true",
+                        help="check only the main page, the first chapter and its hints, and the first "
+                             "reference page of each kind")
+    parser.add_argument("--keyboard", choices=("sample", "all"), default="sample",
+                        help="walk the keyboard through the book's own pages and the first reference page "
+                             "of each kind (sample), or through every page (all)")
     args = parser.parse_args()
     began = time.monotonic()
     html_dir = args.html_dir.resolve()
@@ -351,6 +430,10 @@ def main():
             print(f"check_accessibility: no page {', '.join(unknown)} in {html_dir}", file=sys.stderr)
             return 2
         pages = [p for p in pages if p in args.only]
+    if args.sample:
+        pages = sample(pages)
+    walked = set(pages) if args.keyboard == "all" else \
+        {p for p in pages if BOOK_PAGE.match(p)} | first_of_each_kind(pages)
 
     failures = []
     counts = {"axe runs": 0, "tab stops": 0, "formulas": 0, "figures": 0, "tables": 0}
@@ -369,15 +452,18 @@ def main():
                     page_failures.append(f"the page was not ready (MathJax, the sidebar) within {args.timeout:g} s")
                 rules = 0
                 for scheme in ("light", "dark"):
-                    set_view(driver, DESKTOP, scheme)
+                    if not set_view(driver, DESKTOP, scheme):
+                        page_failures.append(f"{scheme}: the page did not take the {scheme} theme within 5 s")
                     found, rules = axe(driver, source, scheme)
                     page_failures += found
                     counts["axe runs"] += 1
                 set_view(driver, DESKTOP, "light")
                 reading, page = check_reading(driver, html_dir, name)
                 page_failures += reading
-                keyboard, stops = check_keyboard(driver, name)
-                page_failures += keyboard
+                stops = []
+                if name in walked:
+                    keyboard, stops = check_keyboard(driver, name)
+                    page_failures += keyboard
                 if BOOK_PAGE.match(name):
                     open_page(driver, path, PHONE, args)
                     found, _ = axe(driver, source, "light at 390 px")
@@ -388,7 +474,8 @@ def main():
                 counts["figures"] += len(page["figures"]) + len(page["frames"])
                 counts["tables"] += len(page["tables"])
                 print(f"{'FAIL' if page_failures else 'ok  '} {name}: axe ({rules} rules) light and dark"
-                      f"{', and at 390 px' if BOOK_PAGE.match(name) else ''}; {len(stops)} Tab stops; "
+                      f"{', and at 390 px' if BOOK_PAGE.match(name) else ''}; "
+                      f"{f'{len(stops)} Tab stops' if name in walked else 'keyboard as on ' + kind_of(name) + ' pages'}; "
                       f"{page['formulas']} formulas, {len(page['figures']) + len(page['frames'])} figures, "
                       f"{len(page['tables'])} tables; {time.monotonic() - started:.1f} s", flush=True)
                 for failure in page_failures:
