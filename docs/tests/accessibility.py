@@ -21,8 +21,13 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 SHOWN_ELEMENTS = 5
 
 RUN_JS = r"""
-var tags = arguments[0], done = arguments[arguments.length - 1];
-axe.run(document, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] })
+var tags = arguments[0], colourOnly = arguments[1], done = arguments[arguments.length - 1];
+// Colour only: the rules of these tags that axe files under colour (cat.color: contrast, links told
+// from text by colour), the only ones whose result a change of theme can change.
+var only = colourOnly ? { type: "rule", values: axe.getRules(tags).filter(function (r) {
+                            return r.tags.indexOf("cat.color") >= 0; }).map(function (r) { return r.ruleId; }) }
+                      : { type: "tag", values: tags };
+axe.run(document, { runOnly: only, resultTypes: ["violations"] })
   .then(function (results) {
     done({ version: axe.version, rules: results.passes.length + results.violations.length +
                                          results.incomplete.length + results.inapplicable.length,
@@ -53,14 +58,15 @@ def axe_source(path: Path = AXE_JS) -> str:
     return source
 
 
-def run_axe(driver, source: str) -> dict:
+def run_axe(driver, source: str, colour_only: bool = False) -> dict:
     """Runs axe on the page open in DRIVER (injecting it first): {version, rules, violations}, each
-    violation {id, impact, help, nodes: [{target, html, summary}]}. Raises RuntimeError when axe
-    itself fails. WebDriver's scripts run outside the page's Content-Security-Policy, so the grading
-    pages (script-src 'none') are checked as they are served."""
+    violation {id, impact, help, nodes: [{target, html, summary}]}. COLOUR_ONLY: only the rules about
+    colour (a second theme of a page already checked whole). Raises RuntimeError when axe itself
+    fails. WebDriver's scripts run outside the page's Content-Security-Policy, so the grading pages
+    (script-src 'none') are checked as they are served."""
     if not driver.execute_script("return typeof window.axe === 'object'"):
         driver.execute_script(source)
-    result = driver.execute_async_script(RUN_JS, TAGS)
+    result = driver.execute_async_script(RUN_JS, TAGS, colour_only)
     if result.get("error"):
         raise RuntimeError(f"axe-core failed on the page: {result['error']}")
     if result.get("version") != AXE_VERSION:

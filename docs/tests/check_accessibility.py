@@ -243,8 +243,8 @@ def open_page(driver, path, view, args):
     return driver.execute_async_script(READY_JS, int(args.timeout * 1000))
 
 
-def axe(driver, source, where):
-    result = accessibility.run_axe(driver, source)
+def axe(driver, source, where, colour_only=False):
+    result = accessibility.run_axe(driver, source, colour_only)
     return accessibility.describe(where, result["violations"]), result["rules"]
 
 
@@ -454,7 +454,9 @@ def main():
                 for scheme in ("light", "dark"):
                     if not set_view(driver, DESKTOP, scheme):
                         page_failures.append(f"{scheme}: the page did not take the {scheme} theme within 5 s")
-                    found, rules = axe(driver, source, scheme)
+                    # The dark theme changes colours only: its run is of axe's colour rules.
+                    found, checked = axe(driver, source, scheme, colour_only=scheme == "dark")
+                    rules = rules or checked
                     page_failures += found
                     counts["axe runs"] += 1
                 set_view(driver, DESKTOP, "light")
@@ -473,7 +475,8 @@ def main():
                 counts["formulas"] += page["formulas"]
                 counts["figures"] += len(page["figures"]) + len(page["frames"])
                 counts["tables"] += len(page["tables"])
-                print(f"{'FAIL' if page_failures else 'ok  '} {name}: axe ({rules} rules) light and dark"
+                print(f"{'FAIL' if page_failures else 'ok  '} {name}: axe ({rules} rules) light, its colour "
+                      "rules dark"
                       f"{', and at 390 px' if BOOK_PAGE.match(name) else ''}; "
                       f"{f'{len(stops)} Tab stops' if name in walked else 'keyboard as on ' + kind_of(name) + ' pages'}; "
                       f"{page['formulas']} formulas, {len(page['figures']) + len(page['frames'])} figures, "

@@ -32,6 +32,7 @@ PCH_HEADERS: list[str] = _CONFIG["pch_headers"]     # lib's PCH and grading's, t
 PACKAGES: dict[str, list[str]] = _CONFIG["packages"]  # Debian packages by what they are for
 PURPOSES: dict[str, list[str]] = _CONFIG["purposes"]  # command -> the kinds of packages it needs
 NPM: dict[str, list[str]] = _CONFIG["npm"]          # kind -> folders holding an npm manifest and lockfile
+NPM_COMMAND_PACKAGE = _CONFIG["npm_command_package"]  # Debian's package of the npm command, if none is found
 DEBIAN_PYTHON = _CONFIG["debian_python"]            # where python3-jinja2, -clang, -torch... live
 TOOL_SECONDS = _CONFIG["grading"]["tool_seconds"]   # a grading box's nm or link: CPU and wall seconds
 PCH_SECONDS = _CONFIG["grading"]["pch_seconds"]     # precompiling the exercises' headers for grading

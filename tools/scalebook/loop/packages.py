@@ -5,7 +5,9 @@ dpkg-query, installed when root, named with the exact apt-get command otherwise.
 the npm registry instead (axe-core, which Debian does not package): each folder config.json names
 holds a package.json and its package-lock.json, and `npm ci` installs exactly what the lockfile
 pins (versions and integrity hashes) into build/FOLDER-NAME/node_modules. Nothing is fetched later,
-while building or testing.
+while building or testing. Debian's npm is among the packages to install when no npm command is
+found (a Node.js from elsewhere, such as NodeSource's, brings its own, which Debian's would conflict
+with).
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..config import CONFIG_FILE, ROOT, npm_folders_for, packages_for
+from ..config import CONFIG_FILE, NPM_COMMAND_PACKAGE, ROOT, npm_folders_for, packages_for
 from ..errors import PackageError
 from ..ui import Progress, bold, say
 
@@ -47,6 +49,8 @@ def ensure(purpose: str = "workbook") -> None:
         say("(not a Debian system: skipping the package check; CMake names anything missing)")
         return
     folders = npm_folders_for(purpose)
+    if folders and shutil.which("npm") is None and NPM_COMMAND_PACKAGE not in wanted:
+        wanted = [*wanted, NPM_COMMAND_PACKAGE]
     lockfiles = [ROOT / folder / "package-lock.json" for folder in folders]
     newest = max(CONFIG_FILE.stat().st_mtime, Path(__file__).stat().st_mtime,
                  *(lock.stat().st_mtime for lock in lockfiles if lock.exists()))
