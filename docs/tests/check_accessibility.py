@@ -2,23 +2,27 @@
 """Every page of the built book against WCAG 2.1 AA, in headless Chromium: axe-core's rules in the
 light and the dark theme, and what axe cannot see, by keyboard and by reading the page.
 
-    check_accessibility.py HTML_DIR [--edition NAME] [--axe PATH] [--timeout S]
-                           [--chromium PATH] [--chromedriver PATH] [--only PAGE ...]
+    check_accessibility.py HTML_DIR [--edition NAME] [--axe PATH] [--timeout S] [--sample]
+                           [--keyboard sample|all] [--chromium PATH] [--chromedriver PATH]
+                           [--only PAGE ...]
 
 One browser opens every page of HTML_DIR in turn (file://, as a reader opens the book), at a
-desktop's 1280 x 900 px, then:
+desktop's 1280 x 900 px, once MathJax has typeset it and the sidebar has stopped moving, then:
 
   1. axe     axe-core 4.14.1 (docs/tests/accessibility.py) with the rules tagged wcag2a, wcag2aa,
-             wcag21a, wcag21aa and wcag22aa, in the light theme, then again with the browser set to
-             prefer dark (the book's dark theme, as a reader whose system is dark gets it): 0
-             violations. The book's own pages (the main page, chapters, hints) are checked at a
-             phone's 390 px as well, where the sidebar gives way to the "Chapters" menu.
-  2. keyboard  Tab from the top of the page through every stop: each one shows a focus outline
-             (or shadow), and is not hidden under anything fixed on the page (2.4.7, 2.4.11); the
-             first stop skips to the text and lands there; the sidebar's tree is reached, and Enter
-             on one of its arrows opens it (aria-expanded turns true, its list shows); on a hints
-             page the first hint's button is reached, Enter opens it and the next Tab reaches the
-             second tier's button.
+             wcag21a, wcag21aa and wcag22aa, in the light theme, then axe's colour rules again with
+             the browser set to prefer dark (the book's dark theme, as a reader whose system is dark
+             gets it; the page must have taken it): 0 violations. The book's own pages (the main
+             page, chapters, hints) are checked at a phone's 390 px as well, where the sidebar gives
+             way to the "Chapters" menu.
+  2. keyboard  on the book's own pages and the shortest reference page of each kind Doxygen writes
+             (REFERENCE_KINDS; --keyboard all: every page): Tab from the top of the page through
+             every stop: each one shows a focus outline (or shadow), and is not hidden under
+             anything on the page (2.4.7, 2.4.11); the first stop skips to the text, and the next
+             Tab lands on the text's first stop (or, on a page whose text has none, the first stop
+             after it); the sidebar's tree is reached, and Enter on one of its arrows opens it
+             (aria-expanded turns true, its list shows); on a hints page the first hint's button is
+             reached, Enter opens it and the next Tab reaches the second tier's button.
   3. figures every SVG figure (<object>) has role="img" and is named by its SVG's <title> (what
              it shows), every <img> has an alt, every <iframe> a title: each is read from the SVG file.
   4. math    every formula has MathJax's assistive MathML (a <math> element) and its drawing is
@@ -26,8 +30,10 @@ desktop's 1280 x 900 px, then:
   5. tables  every table is a data table whose first row holds header cells (<th>), or is marked as
              layout (role="presentation").
 
-Each failure names the page, the theme or width, and the rule with its elements. Exit status 1 on
-any failure, 2 when the book, the browser or axe-core cannot be used. Standard library + selenium.
+--sample checks the main page, the first chapter and its hints and the shortest reference page of
+each kind only (the regular suite's test; every page is the long test's). Each failure names the
+page, the theme or width, and the rule with its elements. Exit status 1 on any failure, 2 when the
+book, the browser or axe-core cannot be used. Standard library + selenium.
 """
 
 import argparse
@@ -377,18 +383,19 @@ def kind_of(name):
     return next((kind for kind, pattern in REFERENCE_KINDS if pattern.match(name)), name)
 
 
-def first_of_each_kind(pages):
+def one_of_each_kind(pages, html_dir):
+    """The shortest page of each kind (the same template, the fewest stops to walk)."""
     kinds = {}
-    for name in pages:
+    for name in sorted(pages, key=lambda p: ((html_dir / p).stat().st_size, p)):
         kinds.setdefault(kind_of(name), name)
     return set(kinds.values())
 
 
-def sample(pages):
-    """The main page, the first chapter and its hints, and the first reference page of each kind."""
+def sample(pages, html_dir):
+    """The main page, the first chapter and its hints, and the shortest reference page of each kind."""
     chapters = [p for p in pages if CHAPTER_PAGE.match(p)]
     book = {"index.html"} | ({chapters[0], chapters[0].replace(".html", "_hints.html")} if chapters else set())
-    return [p for p in pages if p in book or (not BOOK_PAGE.match(p) and p in first_of_each_kind(pages))]
+    return [p for p in pages if p in book or (not BOOK_PAGE.match(p) and p in one_of_each_kind(pages, html_dir))]
 
 
 def main():
@@ -401,11 +408,11 @@ def main():
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     parser.add_argument("--only", nargs="+", metavar="PAGE", help="check only these pages of HTML_DIR")
     parser.add_argument("--sample", action="store_true",
-                        help="check only the main page, the first chapter and its hints, and the first "
+                        help="check only the main page, the first chapter and its hints, and the shortest "
                              "reference page of each kind")
     parser.add_argument("--keyboard", choices=("sample", "all"), default="sample",
-                        help="walk the keyboard through the book's own pages and the first reference page "
-                             "of each kind (sample), or through every page (all)")
+                        help="walk the keyboard through the book's own pages and the shortest reference "
+                             "page of each kind (sample), or through every page (all)")
     args = parser.parse_args()
     began = time.monotonic()
     html_dir = args.html_dir.resolve()
@@ -431,9 +438,9 @@ def main():
             return 2
         pages = [p for p in pages if p in args.only]
     if args.sample:
-        pages = sample(pages)
+        pages = sample(pages, html_dir)
     walked = set(pages) if args.keyboard == "all" else \
-        {p for p in pages if BOOK_PAGE.match(p)} | first_of_each_kind(pages)
+        {p for p in pages if BOOK_PAGE.match(p)} | one_of_each_kind(pages, html_dir)
 
     failures = []
     counts = {"axe runs": 0, "tab stops": 0, "formulas": 0, "figures": 0, "tables": 0}
