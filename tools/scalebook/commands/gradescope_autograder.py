@@ -26,8 +26,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--chapters", metavar="LIST", help="the chapters the assignment grades, e.g. 3,4 (default: all)")
     parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy",
                         help="the hidden checks on Gradescope: each hidden from students with Gradescope's own "
-                             "visibility and a count per chapter shown (count, the default), or each shown by name "
-                             "and verdict (names)")
+                             "visibility and a count per chapter shown (count, the default), or each shown by its "
+                             "label and verdict (names)")
     defaults = Settings()
     group = parser.add_argument_group("time limits and budgets, as ./workbook grade takes them")
     for option, field, what in LIMIT_OPTIONS:

@@ -7,8 +7,8 @@ parses each file, what students cannot help sharing is left out (comments, layou
 number and string, the contract functions' signatures, the released stub's statements) and so is
 what a copier adds to hide a copy (statements that do nothing, locals never read, branches that
 never run), and Dolos (@dodona/dolos-core) compares the winnowed k-grams of what is left. Its npm
-packages are pinned by grading/dolos/package-lock.json and installed into build/ by the project's
-own package step (loop/packages.py), never at grading time.
+packages are pinned by grading/dolos/package-lock.json and installed into build/dolos by the
+project's own package step (loop/packages.py: npm ci), never at grading time.
 
 A pair is listed when Dolos's similarity (the share of both files' k-grams found in the other) is
 at least THRESHOLD percent and each file has at least MIN_KGRAMS of its k-grams in the other; with
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..config import ROOT
 from ..errors import GradingError
-from ..loop.packages import npm_modules
+from ..loop import packages
 
 ENGINE = ROOT / "tools" / "scalebook" / "grading" / "dolos" / "compare.mjs"
 NODE = "node"
@@ -49,7 +49,7 @@ def available() -> str | None:
     if shutil.which(NODE) is None:
         return ("node is not installed (Debian's nodejs and npm: ./workbook grade installs them as root); "
                 "the similarity page is left out")
-    if npm_modules("analysis") is None:
+    if packages.npm_modules(ENGINE.parent) is None:
         return ("the similarity engine's npm packages are not installed (./workbook grade installs them from "
                 "tools/scalebook/grading/dolos/package-lock.json); the similarity page is left out")
     return None
@@ -57,7 +57,7 @@ def available() -> str | None:
 
 def run_engine(jobs: list[dict]) -> list[dict]:
     """compare.mjs's answer to JOBS (its input format), in one node process."""
-    modules = npm_modules("analysis")
+    modules = packages.npm_modules(ENGINE.parent)
     if modules is None:
         raise GradingError("similarity: the engine's npm packages are not installed")
     try:

@@ -1,22 +1,23 @@
-"""Installs the Debian packages a command needs (as root), or names the exact command to run; and
-the npm packages of a kind that has them.
+"""Installs the Debian packages a command needs (as root), or names the exact command to run.
 
 The packages come from config.json, by purpose (./workbook, bench, grade, test): found with one
-dpkg-query, installed when root, named with the exact apt-get command otherwise. A package another
-installed one provides counts as installed (nodejs from another source than Debian's provides npm).
-A kind with an npm folder in config.json's "npm" (package.json and its package-lock.json) is
-installed with Debian's npm, exactly as locked (`npm ci`, no package's install script run), into
-build/npm/KIND, and its modules are found there (npm_modules): from then on nothing is downloaded.
+dpkg-query, installed when root, named with the exact apt-get command otherwise. A few come from
+the npm registry instead (axe-core, and the similarity engine's Dolos and tree-sitter, which Debian
+does not package): each folder config.json names
+holds a package.json and its package-lock.json, and `npm ci` installs exactly what the lockfile
+pins (versions and integrity hashes) into build/FOLDER-NAME/node_modules. Nothing is fetched later,
+while building or testing. Debian's npm is among the packages to install when no npm command is
+found (a Node.js from elsewhere, such as NodeSource's, brings its own, which Debian's would conflict
+with).
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from ..config import CONFIG_FILE, NPM, PURPOSES, ROOT, packages_for
+from ..config import CONFIG_FILE, NPM_COMMAND_PACKAGE, ROOT, npm_folders_for, packages_for
 from ..errors import PackageError
 from ..ui import Progress, bold, say
 
@@ -32,15 +33,6 @@ def installed(packages: list[str]) -> set[str]:
         parts = line.split()
         if len(parts) >= 4 and parts[-3:] == ["install", "ok", "installed"]:
             found.add(parts[0].split(":")[0])
-    missing = set(packages) - found
-    if missing:  # provided by an installed package (dpkg-query -W names no virtual package)
-        every = subprocess.run(["dpkg-query", "-W", "-f=${Status}|${Provides}\\n"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, stdin=subprocess.DEVNULL)
-        for line in every.stdout.splitlines():
-            status, _, provides = line.partition("|")
-            if status.split()[-3:] == ["install", "ok", "installed"]:
-                names = {p.strip().split(" ")[0].split(":")[0] for p in provides.split(",") if p.strip()}
-                found |= names & missing
     return found
 
 
@@ -57,16 +49,21 @@ def ensure(purpose: str = "workbook") -> None:
     if shutil.which("dpkg-query") is None:
         say("(not a Debian system: skipping the package check; CMake names anything missing)")
         return
-    newest = max(CONFIG_FILE.stat().st_mtime, Path(__file__).stat().st_mtime)
-    if not (stamp.exists() and stamp.stat().st_mtime >= newest):
-        missing = [p for p in wanted if p not in installed(wanted)]
-        if missing:
-            install(missing, wanted)
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.touch()
-    for kind in PURPOSES[purpose]:
-        if kind in NPM:
-            ensure_npm(kind)
+    folders = npm_folders_for(purpose)
+    if folders and shutil.which("npm") is None and NPM_COMMAND_PACKAGE not in wanted:
+        wanted = [*wanted, NPM_COMMAND_PACKAGE]
+    lockfiles = [ROOT / folder / "package-lock.json" for folder in folders]
+    newest = max(CONFIG_FILE.stat().st_mtime, Path(__file__).stat().st_mtime,
+                 *(lock.stat().st_mtime for lock in lockfiles if lock.exists()))
+    if stamp.exists() and stamp.stat().st_mtime >= newest:
+        return
+    missing = [p for p in wanted if p not in installed(wanted)]
+    if missing:
+        install(missing, wanted)
+    for folder in folders:
+        install_npm(ROOT / folder)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
 
 
 def install(missing: list[str], wanted: list[str]) -> None:
@@ -98,59 +95,43 @@ def install(missing: list[str], wanted: list[str]) -> None:
     say(f"{bold('Installed')}: {' '.join(missing)}")
 
 
-NPM_FILES = ("package.json", "package-lock.json")
+def npm_destination(folder: Path) -> Path:
+    """Where FOLDER's npm packages are installed: build/NAME (its node_modules inside)."""
+    return ROOT / "build" / folder.name
 
 
-def npm_target(kind: str) -> Path:
-    """build/npm/KIND: where KIND's npm packages are installed."""
-    return ROOT / "build" / "npm" / kind
+def npm_modules(folder: Path) -> Path | None:
+    """build/NAME/node_modules when npm ci installed FOLDER's lockfile as it is now there; else None."""
+    destination = npm_destination(folder)
+    lock = destination / "package-lock.json"
+    if (lock.is_file() and (destination / "node_modules" / ".package-lock.json").is_file()
+            and lock.read_bytes() == (folder / "package-lock.json").read_bytes()):
+        return destination / "node_modules"
+    return None
 
 
-def npm_digest(kind: str) -> str:
-    """What KIND's installed packages must have been installed from: its manifest and lockfile."""
-    digest = hashlib.sha256()
-    for name in NPM_FILES:
-        digest.update((ROOT / NPM[kind] / name).read_bytes())
-    return digest.hexdigest()
-
-
-def npm_modules(kind: str) -> Path | None:
-    """KIND's node_modules folder, when it was installed from the lockfile as it is now; else None."""
-    target = npm_target(kind)
-    try:
-        stamp = (target / ".installed").read_text().strip()
-    except OSError:
-        return None
-    return target / "node_modules" if stamp == npm_digest(kind) and (target / "node_modules").is_dir() else None
-
-
-def ensure_npm(kind: str) -> None:
-    """KIND's npm packages installed into build/npm/KIND exactly as its lockfile pins them (npm ci:
-    the registry's tarballs, their integrity checked; no install script of theirs run), unless they
-    already are; or PackageError naming what to do."""
-    if npm_modules(kind) is not None:
+def install_npm(folder: Path) -> None:
+    """`npm ci` of FOLDER's package.json and package-lock.json, in build/NAME: exactly the versions and
+    integrity hashes the lockfile pins, no install scripts run. Skipped when build/NAME holds that
+    very lockfile and its node_modules. PackageError when npm is missing or the install fails."""
+    destination = npm_destination(folder)
+    manifest, lock = folder / "package.json", folder / "package-lock.json"
+    if npm_modules(folder) is not None:
         return
-    if shutil.which("npm") is None:
-        raise PackageError(f"scalebook needs npm to install the {kind} packages ({NPM[kind]}/package-lock.json); "
-                           "install Debian's nodejs and npm, then run the command again:\n"
-                           "  sudo apt-get update && sudo apt-get install -y nodejs npm")
-    target = npm_target(kind)
-    shutil.rmtree(target, ignore_errors=True)
-    target.mkdir(parents=True)
-    for name in NPM_FILES:
-        shutil.copyfile(ROOT / NPM[kind] / name, target / name)
-    command = ["npm", "ci", "--ignore-scripts", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"]
-    progress = Progress(f"Installing the {kind} npm packages ({NPM[kind]}/package-lock.json)")
-    env = dict(os.environ, npm_config_update_notifier="false")
-    try:
-        done = subprocess.run(command, cwd=target, capture_output=True, text=True, env=env,
-                              stdin=subprocess.DEVNULL, timeout=900)
-    except subprocess.TimeoutExpired:
-        done = None
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PackageError(f"scalebook needs npm to install {folder.relative_to(ROOT)}'s pinned packages: "
+                           "install Node.js and npm (Debian: apt-get install -y nodejs npm), then run the "
+                           "command again")
+    destination.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(manifest, destination / "package.json")
+    shutil.copyfile(lock, destination / "package-lock.json")
+    progress = Progress(f"Installing the npm packages pinned in {folder.relative_to(ROOT)}/package-lock.json")
+    result = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=destination,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
     progress.done()
-    if done is None or done.returncode != 0:
-        said = (done.stdout + done.stderr).strip().splitlines()[-15:] if done else ["took more than 900 s"]
-        raise PackageError(f"'{' '.join(command)}' in {target} failed:\n" + "\n".join(said) +
-                           "\nThe npm registry must be reachable once, for this install; run the command again.")
-    (target / ".installed").write_text(npm_digest(kind) + "\n")
-    say(f"{bold('Installed')}: the {kind} npm packages into {target.relative_to(ROOT)}")
+    if result.returncode != 0:
+        (destination / "package-lock.json").unlink(missing_ok=True)
+        raise PackageError(f"'npm ci' of {folder.relative_to(ROOT)} failed:\n{result.stdout[-2000:]}\n"
+                           f"Install by hand: cd {destination} && npm ci --ignore-scripts")
+    say(f"{bold('Installed')} from npm: what {folder.relative_to(ROOT)}/package-lock.json pins")

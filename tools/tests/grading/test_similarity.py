@@ -96,7 +96,7 @@ def check_pairs(result: dict) -> None:
 
 
 def check_refusals() -> None:
-    modules = similarity.npm_modules("analysis")
+    modules = similarity.packages.npm_modules(similarity.ENGINE.parent)
     for job, said in (("not json", "compare.mjs:"), ('{"a": 1}', "not a list of jobs"),
                       ('[{"id": 1, "kgram": 0, "window": 4, "threshold": 78, "min_kgrams": 1, "fragments": 0}]',
                        "kgram must be")):

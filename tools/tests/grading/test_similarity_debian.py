@@ -23,14 +23,15 @@ from pathlib import Path
 from maintainer.disguise import DISGUISES
 from scalebook.course import all_chapters
 from scalebook.grading import similarity
-from scalebook.loop.packages import NPM_FILES, npm_modules
+from scalebook.loop.packages import npm_modules
 from tests.harness import ROOT, expect, finish
 
 CACHE = Path("/var/cache/scalebook-tests")
+NPM_FILES = ("package.json", "package-lock.json")
 RELEASES = ("bookworm", "trixie")
 CHAPTER = "04-causal-masking"
 INDEPENDENT = ROOT / "tools" / "tests" / "grading" / "similarity" / "independent"
-NPM_CI = ["npm", "ci", "--ignore-scripts", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"]
+NPM_CI = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"]  # as loop/packages.py runs it
 
 
 def base_system(release: str) -> Path:
@@ -91,7 +92,7 @@ def main() -> int:
         return 77
     jobs = json.dumps(known_jobs())
     here = subprocess.run(["node", str(similarity.ENGINE)], input=jobs, capture_output=True, text=True,
-                          env=dict(os.environ, SCALEBOOK_SIMILARITY_MODULES=str(npm_modules("analysis"))))
+                          env=dict(os.environ, SCALEBOOK_SIMILARITY_MODULES=str(npm_modules(similarity.ENGINE.parent))))
     expect(here.returncode == 0, f"this machine's node compares chapter 4's known files: {here.stderr[-300:]}")
     pairs = sum(len(answer["pairs"]) for answer in json.loads(here.stdout or "[]"))
     for release in RELEASES:
