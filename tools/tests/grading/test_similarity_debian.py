@@ -28,6 +28,7 @@ from tests.harness import ROOT, expect, finish
 
 CACHE = Path("/var/cache/scalebook-tests")
 NPM_FILES = ("package.json", "package-lock.json")
+HOST_CAS = "/etc/ssl/certs/ca-certificates.crt"
 RELEASES = ("bookworm", "trixie")
 CHAPTER = "04-causal-masking"
 INDEPENDENT = ROOT / "tools" / "tests" / "grading" / "similarity" / "independent"
@@ -59,10 +60,16 @@ def base_system(release: str) -> Path:
 
 
 def in_system(root: Path, command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """COMMAND run in ROOT with bubblewrap (the host's network, for npm's registry)."""
-    setenv = [a for key, value in (env or {}).items() for a in ("--setenv", key, value)]
+    """COMMAND run in ROOT with bubblewrap: this machine's network and certificate authorities (a
+    proxy between it and npm's registry may sign with one of its own), nothing else of it."""
+    env = dict(env or {})
+    trust = []  # this machine's certificate authorities, where its way to the registry needs one of its own
+    if Path(HOST_CAS).is_file():
+        trust = ["--ro-bind", HOST_CAS, HOST_CAS]
+        env.setdefault("NODE_EXTRA_CA_CERTS", HOST_CAS)
+    setenv = [a for key, value in env.items() for a in ("--setenv", key, value)]
     return subprocess.run(["bwrap", "--bind", str(root), "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                           "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf", "--unshare-pid", "--die-with-parent",
+                           "--ro-bind", "/etc/resolv.conf", "/etc/resolv.conf", *trust, "--unshare-pid", "--die-with-parent",
                            "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/root",
                            *setenv, "--chdir", "/engine", *command], capture_output=True, text=True, timeout=1200)
 
