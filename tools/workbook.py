@@ -59,6 +59,8 @@ COMMANDS = {
              "maintainers and CI: build the reference track and run every test"),
     "mutate": ("maintainer.mutate", MAINTAINERS,
                "maintainers: mutation testing of a chapter's checks (./workbook mutate --help)"),
+    "measure-similarity": ("maintainer.measure_similarity", MAINTAINERS,
+                           "maintainers: the similarity signal's false positives and recall on known pairs"),
     "time": ("maintainer.timing", MAINTAINERS,
              "maintainers: time the edit loop, grading, the pages or the class analysis (./workbook time --help)"),
 }

@@ -2,7 +2,8 @@
 
 The packages come from config.json, by purpose (./workbook, bench, grade, test): found with one
 dpkg-query, installed when root, named with the exact apt-get command otherwise. A few come from
-the npm registry instead (axe-core, which Debian does not package): each folder config.json names
+the npm registry instead (axe-core, and the similarity engine's Dolos and tree-sitter, which Debian
+does not package): each folder config.json names
 holds a package.json and its package-lock.json, and `npm ci` installs exactly what the lockfile
 pins (versions and integrity hashes) into build/FOLDER-NAME/node_modules. Nothing is fetched later,
 while building or testing. Debian's npm is among the packages to install when no npm command is
@@ -99,21 +100,29 @@ def npm_destination(folder: Path) -> Path:
     return ROOT / "build" / folder.name
 
 
+def npm_modules(folder: Path) -> Path | None:
+    """build/NAME/node_modules when npm ci installed FOLDER's lockfile as it is now there; else None."""
+    destination = npm_destination(folder)
+    lock = destination / "package-lock.json"
+    if (lock.is_file() and (destination / "node_modules" / ".package-lock.json").is_file()
+            and lock.read_bytes() == (folder / "package-lock.json").read_bytes()):
+        return destination / "node_modules"
+    return None
+
+
 def install_npm(folder: Path) -> None:
     """`npm ci` of FOLDER's package.json and package-lock.json, in build/NAME: exactly the versions and
     integrity hashes the lockfile pins, no install scripts run. Skipped when build/NAME holds that
     very lockfile and its node_modules. PackageError when npm is missing or the install fails."""
     destination = npm_destination(folder)
     manifest, lock = folder / "package.json", folder / "package-lock.json"
-    installed_lock = destination / "node_modules" / ".package-lock.json"
-    if ((destination / "package-lock.json").is_file() and installed_lock.is_file()
-            and (destination / "package-lock.json").read_bytes() == lock.read_bytes()):
+    if npm_modules(folder) is not None:
         return
     npm = shutil.which("npm")
     if npm is None:
-        raise PackageError(f"scalebook's tests need npm to install {folder.relative_to(ROOT)}'s pinned packages "
-                           "(axe-core): install Node.js and npm (Debian: apt-get install -y npm), then run "
-                           "./workbook test again")
+        raise PackageError(f"scalebook needs npm to install {folder.relative_to(ROOT)}'s pinned packages: "
+                           "install Node.js and npm (Debian: apt-get install -y nodejs npm), then run the "
+                           "command again")
     destination.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(manifest, destination / "package.json")
     shutil.copyfile(lock, destination / "package-lock.json")

@@ -233,15 +233,15 @@ def an_analysis(reports: list[dict]) -> dict:
     with its shared run of code, and a group of identical files."""
     a, b = hostile.NAMES["markup"], hostile.NAMES["quotes"]
     code = "double peak = x.maxCoeff(); // " + hostile.SCRIPT
-    pair = {"a": a, "b": b, "a_same": [], "b_same": [hostile.NAMES["plain"]], "a_percent": 92, "b_percent": 88,
-            "shared_tokens": 140, "reference": False,
-            "runs": [{"a_lines": [3, 9], "b_lines": [4, 10], "tokens": 140, "a_text": code, "b_text": code}]}
+    pair = {"a": a, "b": b, "a_same": [], "b_same": [hostile.NAMES["plain"]], "percent": 90, "a_percent": 92,
+            "b_percent": 88, "shared_kgrams": 140, "reference": False,
+            "runs": [{"a_lines": [3, 9], "b_lines": [4, 10], "kgrams": 140, "a_text": code, "b_text": code}]}
     return {"date": hostile.DATE,
             "similarity": {"exercises": [{"exercise": "4.2", "file": "04-causal-masking/ex2_masked_softmax.cpp",
                                           "compared": len(reports), "references": 0, "pairs_above": 1,
                                           "pairs": [pair], "identical": [{"files": [a, hostile.NAMES["plain"]],
-                                                                          "tokens": 140}]}],
-                           "threshold_percent": 60, "min_tokens": 30, "references": []}}
+                                                                          "kgrams": 140}]}],
+                           "threshold_percent": 78, "min_kgrams": 40, "kgram": 20, "references": []}}
 
 
 def check_accessible(driver, path: Path, label: str, source: str) -> None:

@@ -46,9 +46,11 @@ def check_command(words: list[str], purpose: str, what: str) -> None:
         folders = npm_folders_for(purpose)
         if folders:
             wanted.append(NPM_COMMAND_PACKAGE)
-        expect(bool(folders) == (purpose == "test"), f"{what}: npm packages are needed by the tests alone ({folders})")
-        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2", "similarity-tester"],
-                       "grade": ["python3-jinja2", "similarity-tester"]}[purpose]:
+        expect("tools/scalebook/grading/dolos" in folders and ("docs/tests/axe" in folders) == (purpose == "test"),
+               f"{what}: the similarity engine's npm packages are needed by grade and test, axe-core's by the tests "
+               f"alone ({folders})")
+        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2", "nodejs"],
+                       "grade": ["python3-jinja2", "nodejs"]}[purpose]:
             expect(needed in wanted, f"{what}: {needed} is among what it needs")
         user = as_user_command()
         if user is not None:

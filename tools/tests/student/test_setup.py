@@ -105,7 +105,7 @@ def fake_machine(base: Path) -> tuple[Path, dict, Path, Path]:
     shutil.copytree(ROOT / "tools", tree / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     for folders in NPM.values():
         for folder in folders:
-            shutil.copytree(ROOT / folder, tree / folder)
+            shutil.copytree(ROOT / folder, tree / folder, dirs_exist_ok=True)  # (one under tools/ is there)
     shims = base / "bin"
     shims.mkdir()
     for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET), ("fake-npm", NPM_SHIM)):
