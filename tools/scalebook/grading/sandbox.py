@@ -148,6 +148,9 @@ def mode() -> str:
         raise SandboxUnavailable(f"bubblewrap cannot create its namespaces here ({refused}), and {MODE_ENV}="
                                  f"{NAMESPACES} asks for them alone; remedy: {userns_remedies()}")
     no_uid_box = uid_box_refused()
+    if no_uid_box is not None and forced == UID:
+        raise SandboxUnavailable(f"{MODE_ENV}={UID} asks for the uid box, and {no_uid_box}: grade as root (in a "
+                                 f"container too), or leave {MODE_ENV} unset to use bubblewrap where it works")
     if no_uid_box is not None:
         raise SandboxUnavailable(
             f"grading refuses to run without a sandbox, and neither can be made here: bubblewrap cannot create "

@@ -31,6 +31,10 @@ DOT = f"{CH3}/ex1_dot_scores.cpp"
 CH3_ENTROPY = f"{CH3}/ex5_row_entropy.cpp"
 
 
+# SCALEBOOK_SANDBOX=uid: the suite in the uid box (grading/sandbox.py's second mode, for a root grader
+# where bubblewrap cannot make namespaces); the runs that need bubblewrap or a non-root grader are skipped.
+UID_BOX = os.environ.get("SCALEBOOK_SANDBOX") == "uid"
+
 def tree_hash(folder: Path, files: list[str] | None = None) -> str:
     digest = hashlib.sha256()
     paths = [folder / f for f in files] if files is not None else sorted(folder.rglob("*"))
@@ -514,18 +518,25 @@ static const int flood = [] {
     shim.mkdir()
     (shim / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     (shim / "bwrap").chmod(0o755)
-    refusal = grade(base / "x", [honest], env=dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}"))
-    expect(refusal.returncode == 2 and b"refuses to run without a sandbox" in refusal.stdout,
-           "without a working sandbox grading refuses to run")
+    if UID_BOX:
+        print("skip: a bubblewrap that cannot make namespaces (the uid box is asked for: tests/system/test_no_sandbox.py "
+              "checks the refusal where neither can be made)")
+    else:
+        refusal = grade(base / "x", [honest], env=dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}"))
+        expect(refusal.returncode == 2 and b"refuses to run without a sandbox" in refusal.stdout,
+               "without a working sandbox grading refuses to run")
     listener.close()
     tcp.close()
     shutil.rmtree(host_tmp, ignore_errors=True)
 
     call_cpu(base)
     memory_proof(base)
-    if os.geteuid() == 0:
-        memory_proof(base, user=65534)
-    unprivileged(base)
+    if UID_BOX:  # a uid box needs a root grader: grading as uid 65534 is refused (tests/system/test_no_sandbox.py)
+        print("skip: grading as uid 65534 (the uid box is asked for, and it needs root)")
+    else:
+        if os.geteuid() == 0:
+            memory_proof(base, user=65534)
+        unprivileged(base)
     compile_budget(base)
     return finish("every attack fails")
 
