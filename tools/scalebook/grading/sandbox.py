@@ -66,8 +66,9 @@ WORKER_FD, LAUNCHER_FD = 7, 8  # the files a worker box copies in (--ro-bind-dat
 
 SandboxUnavailable = SandboxError  # no bubblewrap, user namespaces or seccomp: grading refuses
 
-MODE_ENV = "SCALEBOOK_SANDBOX"      # namespaces or uid: that mode or none (tests force the uid box with it)
+MODE_ENV = "SCALEBOOK_SANDBOX"      # namespaces, uid or uid-no-landlock: that mode or none (tests force the uid box)
 NAMESPACES, UID, UID_LANDLOCK = "namespaces", "uid", "uid+landlock"
+NO_LANDLOCK = "uid-no-landlock"     # the uid box as where Landlock cannot be used (its weakest form, for tests)
 BOX_BASE = Path("/var/lib/scalebook/boxes")  # the uid boxes' folders and slots (root's, 0755)
 BOX_UIDS = (61000, 2000)            # the uid boxes' uids: the first and how many (below 65534: any container maps them)
 UID_HELPER, UID_FILTER, UID_WORKER_FILTER = "grade_uidbox", "uidbox.bpf", "uidbox-worker.bpf"  # in the kit
@@ -137,10 +138,14 @@ def userns_remedies() -> str:
 def mode() -> str:
     """The sandbox grading uses here: NAMESPACES where bubblewrap can make its namespaces, else
     UID_LANDLOCK or UID for a root grader (Landlock where it can be used), else SandboxError naming
-    the cause and the exact remedies. SCALEBOOK_SANDBOX=namespaces or uid asks for that mode alone."""
+    the cause and the exact remedies. SCALEBOOK_SANDBOX=namespaces or uid asks for that mode alone,
+    uid-no-landlock for the uid box without Landlock."""
     forced = os.environ.get(MODE_ENV, "")
-    if forced not in ("", NAMESPACES, UID):
-        raise SandboxUnavailable(f"{MODE_ENV}={forced!r}: it takes {NAMESPACES} or {UID} (or is unset: chosen here)")
+    if forced not in ("", NAMESPACES, UID, NO_LANDLOCK):
+        raise SandboxUnavailable(f"{MODE_ENV}={forced!r}: it takes {NAMESPACES}, {UID} or {NO_LANDLOCK} (or is unset: "
+                                 "chosen here)")
+    without_landlock = forced == NO_LANDLOCK
+    forced = UID if without_landlock else forced
     refused = namespaces_refused() if forced != UID else f"{MODE_ENV}={UID}"
     if refused is None:
         return NAMESPACES
@@ -156,7 +161,7 @@ def mode() -> str:
             f"grading refuses to run without a sandbox, and neither can be made here: bubblewrap cannot create "
             f"its namespaces ({refused}), and {no_uid_box}. Remedies: {userns_remedies()}; or grade as root "
             f"(in a container too: the uid box needs no namespaces)")
-    return UID_LANDLOCK if landlock_abi() > 0 else UID
+    return UID_LANDLOCK if landlock_abi() > 0 and not without_landlock else UID
 
 
 def description(which: str) -> str:

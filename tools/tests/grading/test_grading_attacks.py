@@ -151,7 +151,8 @@ def run(base: Path) -> int:
     honest = from_tree("honest", "solutions")
     honest_file = honest / DOT
 
-    # Every place it should not reach, tried from inside the student's function.
+    # Every place it should not reach, tried from inside the student's function (in the uid box, which
+    # shares the host's file system, "reach" is open: Landlock and file modes refuse it, stat is not refused).
     probe = from_tree("probe", "solutions")
     prepend(probe / DOT, f'''#include <arpa/inet.h>
 #include <dirent.h>
@@ -165,7 +166,7 @@ static std::string probe_what_is_visible() {{
   std::string seen;
   for (const char* path : {{"{ROOT / 'CMakeLists.txt'}", "{honest_file}", "{secret}", "/etc/passwd",
                            "{host_tmp / 'visible'}", "{out}"}}) {{
-    if (access(path, F_OK) == 0) seen += std::string(path) + " ";
+    if ({"open(path, O_RDONLY | O_NONBLOCK) >= 0" if UID_BOX else "access(path, F_OK) == 0"}) seen += std::string(path) + " ";
   }}
   const int u = socket(AF_UNIX, SOCK_STREAM, 0);
   sockaddr_un address{{}};
@@ -411,8 +412,11 @@ static const int flood = [] {
     expect(left == [], f"no process of the run is left running {left}")
     killer_ch3 = [t for t in reports["killer"]["tests"] if t["chapter"] == CH3]
     expect(all(t["status"] == "passed" for t in killer_ch3), "the flood in chapter 4 costs the killer's chapter 3 nothing")
-    expect(all(t["status"] != "passed" for t in reports["killer"]["tests"] if t["exercise"].startswith("4.")),
-           "the flooding exercise earns nothing")
+    if UID_BOX:  # its writes are refused (no SIGXFSZ) and kill(-1) ends its own box only: its answer stands
+        print("skip: the flooding exercise's marks (in the uid box its flood costs it nothing and no one else anything)")
+    else:
+        expect(all(t["status"] != "passed" for t in reports["killer"]["tests"] if t["exercise"].startswith("4.")),
+               "the flooding exercise earns nothing")
     zero_t = reports["dev-zero"]["tests"]
     expect(all(t["status"] in ("compile_error", "timed_out") for t in zero_t if t["exercise"] == "3.2") and
            all(t["status"] == "passed" for t in zero_t if t["exercise"] != "3.2"),

@@ -19,14 +19,16 @@ there): the reference (full marks), the stubs (0), a submission that passes ever
 and fails a hidden one (the hidden zoo's inline_sentinel), and a hostile submission: the reference
 with attacks in 4.1's function, each of which, when it works, makes the function return a wrong
 mask (so it costs the marks of 4.1's checks) or stops its compile:
-  spy-compile   #includes the autograder's source and hidden checks (compile error when readable)
-  spy-run       reads them, and the grader's config, when the check runs
+  spy-run       reads the autograder's source and hidden checks, and the grader's config, when the check runs
   forge         writes results.json itself
   linger        starts a process that outlives its check (fork, and a shell through posix_spawn)
   fill          writes 300 MB wherever it can (the box's folder, /tmp, /dev/shm, /var/tmp)
   network       connects to a port this test listens on (the container has the host's network)
-The container's results.json must equal the host's export (every field but the times), hidden
-checks included, for all four; nothing the hostile submission does may show: no connection
+A fifth submission, spy-compile, #includes the hidden checks by their path in the image: 4.1 must
+not compile and nothing of them may reach the results. The container's results.json must equal the host's export (every field but the times), hidden
+checks included, for all four, and the hostile one is graded once more in the uid box without
+Landlock (SCALEBOOK_SANDBOX=uid-no-landlock: where the kernel or the container refuses Landlock, file
+modes alone keep the grader's source out of reach); nothing the hostile submission does may show: no connection
 arrives, no process of another uid is left, results.json is the grader's a while after grading.
 The report names the sandbox that held, the image build times and the seconds per submission.
 """
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -60,11 +63,6 @@ HOSTILE_INCLUDES = r'''
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
-#if __has_include("/autograder/source/chapters/04-causal-masking/hidden_checks.cpp") || \
-    __has_include("/scalebook/chapters/04-causal-masking/hidden_checks.cpp") || \
-    __has_include("/autograder/source/autograder.json") || __has_include("/scalebook/autograder.json")
-#error "spy-compile: the grader's source is readable at compile time"
-#endif
 extern "C" char** environ;
 '''
 HOSTILE = r'''
@@ -142,7 +140,13 @@ def submissions(base: Path) -> dict[str, Path]:
     hostile["ex1_causal_mask.cpp"] = (HOSTILE_INCLUDES + text[:anchor] + HOSTILE.replace("PORT_NUMBER", str(PORT))
                                       + text[anchor:body]
                                       + "\n  if (attacks_worked()) return BoolMatrix::Zero(1, 1);\n" + text[body:])
-    for name, files in (("reference", reference), ("stubs", stubs), ("hidden-fail", hidden_fail), ("hostile", hostile)):
+    # spy-compile: 4.1's file includes the hidden checks by their path in the image (a compile error
+    # either way; the file must not be read: none of its checks' names may reach the results).
+    spy = dict(reference)
+    spy["ex1_causal_mask.cpp"] = "".join(f'#include "{root}/chapters/{CH4}/hidden_checks.cpp"\n'
+                                         for root in ("/autograder/source", "/scalebook")) + reference["ex1_causal_mask.cpp"]
+    for name, files in (("reference", reference), ("stubs", stubs), ("hidden-fail", hidden_fail), ("hostile", hostile),
+                        ("spy-compile", spy)):
         folder = base / "submissions" / name
         folder.mkdir(parents=True)
         for file, content in files.items():
@@ -171,14 +175,14 @@ def host_exports(base: Path, subs: dict[str, Path]) -> dict[str, dict[str, dict]
 
 
 def comparable(results: dict) -> dict:
-    """RESULTS less what differs between two gradings of the same files: times."""
+    """RESULTS less what differs between two gradings of the same files: times, and the submission's
+    name (the folder the host graded, "submission" in the container)."""
     def strip(value):
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in ("execution_time", "seconds")}
+            return {k: strip(v) for k, v in value.items() if k not in ("execution_time", "seconds", "submission")}
         if isinstance(value, list):
             return [strip(v) for v in value]
         if isinstance(value, str):
-            import re
             return re.sub(r"\d+(\.\d+)? s\b", "N s", value)
         return value
     return strip(results)
@@ -202,6 +206,10 @@ def gradescope_image(base_image: str, work: Path) -> tuple[str, float | None]:
                    check=True, capture_output=True)
     context = work / "gradescope-context"
     with zipfile.ZipFile(archive) as zipped:
+        names = zipped.namelist()
+        expect(not any(n.startswith("solutions/") or "/bugzoo/" in n for n in names) and
+               f"chapters/{CH4}/hidden_checks.cpp" in names,
+               "the zip ships the hidden checks and no solutions (nor the bug zoo)")
         for info in zipped.infolist():  # as Gradescope unpacks it: the modes the zip gives
             target = context / "source" / info.filename
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -220,59 +228,81 @@ def prairielearn_image(base_image: str, work: Path) -> tuple[str, float | None]:
     context = work / "prairielearn-context"
     subprocess.run(["/usr/bin/python3", str(WORKBOOK), "prairielearn-grader", str(context), "--chapters", "4",
                     "--base", base_image], check=True, capture_output=True)
+    expect(not (context / "source" / "solutions").exists() and not list(context.rglob("bugzoo")) and
+           (context / "source" / "chapters" / CH4 / "hidden_checks.cpp").is_file(),
+           "PrairieLearn's build context ships the hidden checks and no solutions (nor the bug zoo)")
     key = folder_digest(context)
     return docker.cached_image("scalebook-test-prairielearn", key, lambda tag: docker.build(tag, context))
 
 
-CHECK_AFTER = r'''
-import json, os, sys, time
-time.sleep(3)
-left = []
-for pid in os.listdir("/proc"):
-    if pid.isdigit():
-        try:
-            status = open(f"/proc/{pid}/status").read()
-        except OSError:
-            continue
-        uid = int(status.split("Uid:")[1].split()[0])
-        if uid != 0 and "State:\tZ" not in status:
-            left.append((pid, uid, open(f"/proc/{pid}/cmdline").read().replace("\0", " ")))
-print("LEFT " + json.dumps(left))
-results = sys.argv[1]
-print("RESULTS " + (open(results).read().replace("\n", " ") if os.path.exists(results) else "none"))
-big = [os.path.join(r, f) for top in ("/tmp", "/var/tmp", "/dev/shm", "/autograder", "/grade")
-       for r, _, fs in os.walk(top) for f in fs
-       if os.path.isfile(os.path.join(r, f)) and os.path.getsize(os.path.join(r, f)) > (50 << 20)]
-print("BIG " + json.dumps(big))
-for record in ("/autograder/work/grades/ctest/students/submission/record.json",
-               "/grade/work/grades/ctest/students/submission/record.json"):
-    if os.path.exists(record):
-        print("SANDBOX " + json.load(open(record))["sandbox"])
-'''
-
-
-def grade_in_container(image: str, layout: str, submission: Path, work: Path) -> tuple[dict | None, dict, float]:
-    """One submission graded in a new container of IMAGE: (its results.json, what was left, seconds)."""
-    script = work / "check_after.py"
-    script.write_text(CHECK_AFTER)
-    if layout == "gradescope":
-        volumes = {submission: "/autograder/submission", script: "/check_after.py"}
-        command = "/autograder/run_autograder; python3 /check_after.py /autograder/results/results.json"
-    else:
-        volumes = {submission: "/grade/student", script: "/check_after.py"}
-        command = "mkdir -p /grade/results; /scalebook/prairielearn; python3 /check_after.py /grade/results/results.json"
+DRIVER = r"""
+import json, os, shutil, subprocess, sys, time
+layout = sys.argv[1]
+if layout == "gradescope":
+    inbox, results, run = "/autograder/submission", "/autograder/results/results.json", ["/autograder/run_autograder"]
+else:
+    inbox, results, run = "/grade/student", "/grade/results/results.json", ["/scalebook/prairielearn"]
+for name in sorted(os.listdir("/subs")) + ["hostile-no-landlock"]:
+    env = dict(os.environ)
+    if name == "hostile-no-landlock":  # the uid box's weakest form: as where Landlock cannot be used
+        env["SCALEBOOK_SANDBOX"] = "uid-no-landlock"
+    shutil.rmtree(inbox, ignore_errors=True)
+    shutil.copytree(os.path.join("/subs", name.replace("-no-landlock", "")), inbox)
+    if os.path.exists(results):
+        os.unlink(results)
+    if layout == "prairielearn":
+        os.makedirs(os.path.dirname(results), exist_ok=True)
     started = time.monotonic()
-    done = docker.run(image, ["/bin/sh", "-c", command], volumes=volumes, network="host", timeout=900)
+    done = subprocess.run(run, capture_output=True, text=True, env=env)
     seconds = time.monotonic() - started
-    lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in done.stdout.splitlines()
-             if line.split(" ", 1)[0] in ("LEFT", "RESULTS", "BIG", "SANDBOX") and " " in line}
-    text = lines.get("RESULTS", "none")
-    results = json.loads(text) if text != "none" else None
-    if results is None:
-        print(done.stdout[-3000:], done.stderr[-2000:])
-    sandbox = lines.get("SANDBOX", "")
-    return results, {"left": json.loads(lines.get("LEFT", "[]")), "big": json.loads(lines.get("BIG", "[]")),
-                     "output": done.stdout, "sandbox": sandbox}, seconds
+    time.sleep(3)  # a process left by the submission would have rewritten results.json by now
+    left = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                status = open(f"/proc/{pid}/status").read()
+                cmdline = open(f"/proc/{pid}/cmdline").read().replace("\0", " ")
+            except OSError:
+                continue
+            uid = int(status.split("Uid:")[1].split()[0])
+            if uid != 0 and "State:\tZ" not in status:
+                left.append([pid, uid, cmdline])
+    big = [os.path.join(r, f) for top in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/autograder/results",
+                                          "/autograder/submission", "/grade/results", "/grade/student")
+           for r, _, fs in os.walk(top) for f in fs
+           if os.path.isfile(os.path.join(r, f)) and os.path.getsize(os.path.join(r, f)) > (50 << 20)]
+    boxes = [b for b in os.listdir("/var/lib/scalebook/boxes") if b.startswith("box-")] \
+        if os.path.isdir("/var/lib/scalebook/boxes") else []
+    sandbox = ""
+    for record in ("/autograder/work/grades/ctest/students/submission/record.json",
+                   "/grade/work/grades/ctest/students/submission/record.json"):
+        if os.path.exists(record):
+            sandbox = json.load(open(record))["sandbox"]
+    print("SUBMISSION " + json.dumps({
+        "name": name, "seconds": seconds, "exit": done.returncode, "left": left, "big": big, "boxes": boxes,
+        "sandbox": sandbox, "results": json.load(open(results)) if os.path.exists(results) else None,
+        "output": (done.stdout + done.stderr)[-3000:]}), flush=True)
+"""
+
+
+def grade_in_container(image: str, layout: str, subs: dict[str, Path], work: Path) -> tuple[dict[str, dict], float]:
+    """The submissions graded one after another in one new container of IMAGE (as many runs as
+    submissions, in one container: a process one leaves behind would meet the next); returns
+    {name: what the driver saw} and the container's whole seconds."""
+    script = work / "driver.py"
+    script.write_text(DRIVER)
+    started = time.monotonic()
+    done = docker.run(image, ["/usr/bin/python3", "/driver.py", layout],
+                      volumes={subs["reference"].parent: "/subs", script: "/driver.py"}, network="host", timeout=1800)
+    seconds = time.monotonic() - started
+    seen = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("SUBMISSION "):
+            entry = json.loads(line[len("SUBMISSION "):])
+            seen[entry["name"]] = entry
+    if len(seen) != len(subs) + 1:
+        print(done.stdout[-3000:], done.stderr[-3000:])
+    return seen, seconds
 
 
 def main(argv: list[str]) -> int:
@@ -306,28 +336,53 @@ def main(argv: list[str]) -> int:
             image, built = make(base_image, work)
             print(f"{layout} image {image}: " + (f"built in {built:.0f} s" if built else "reused (built before)"),
                   flush=True)
+            seen, whole = grade_in_container(image, layout, subs, work)
             times = []
-            for name, folder in subs.items():
-                results, left, seconds = grade_in_container(image, layout, folder, work)
-                times.append(seconds)
-                want = expected[name][layout]
+            for name in [*subs, "hostile-no-landlock"]:
+                entry = seen.get(name, {"results": None, "left": [], "big": [], "boxes": [], "sandbox": "",
+                                        "seconds": 0.0, "output": "(not graded)"})
+                results = entry["results"]
+                times.append(entry["seconds"])
+                want = expected[name.replace("-no-landlock", "")][layout]
                 got_score = None if results is None else results.get("score")
-                print(f"{layout} {name}: score {got_score} (host {want.get('score')}), {seconds:.1f} s", flush=True)
+                print(f"{layout} {name}: score {got_score} (host {want.get('score')}), run_autograder "
+                      f"{entry['seconds']:.1f} s; sandbox: {entry['sandbox']}", flush=True)
+                if results is None:
+                    print(entry["output"])
+                if name == "spy-compile":
+                    hidden_names = re.findall(r'TEST_CASE\("([^"]+)"', (ROOT / "chapters" / CH4 / "hidden_checks.cpp").read_text())
+                    text = json.dumps(results or {})
+                    failed = [x["name"] for x in (results or {}).get("tests", []) if x.get("status") == "failed"]
+                    expect(results is not None and hidden_names and not any(h in text for h in hidden_names) and
+                           failed and all(f.startswith("4.1") for f in failed) and "hidden_checks.cpp:" not in text,
+                           f"{layout}: spy-compile: 4.1 does not compile and nothing of the hidden checks reaches "
+                           f"the results ({failed[:2]})")
+                    continue
                 expect(results is not None and comparable(results) == comparable(want),
                        f"{layout}: {name}'s results.json equals ./workbook grade --export {layout}'s (hidden checks included)")
                 if results is not None and comparable(results) != comparable(want):
                     print(json.dumps(comparable(results))[:3000], "\n---\n", json.dumps(comparable(want))[:3000])
-                expect(not left["left"], f"{layout}: {name} leaves no process of a box behind: {left['left']}")
-                expect(not left["big"], f"{layout}: {name} leaves no large file behind: {left['big']}")
-                if left["sandbox"]:
-                    print(f"{layout} {name}: the sandbox that held: {left['sandbox']}")
-                if name == "hostile":
+                expect(not entry["left"], f"{layout}: {name} leaves no process of a box behind: {entry['left']}")
+                expect(not entry["big"], f"{layout}: {name} leaves no large file behind: {entry['big']}")
+                expect(not entry["boxes"], f"{layout}: {name} leaves no box folder behind: {entry['boxes']}")
+                expect(entry["sandbox"].startswith("uid box") and
+                       ("no Landlock" in entry["sandbox"]) == name.endswith("no-landlock"),
+                       f"{layout}: {name} was graded in the uid box (bubblewrap is refused in Docker's default "
+                       "security)" + (", without Landlock as asked" if name.endswith("no-landlock") else ""))
+                if name.startswith("hostile"):
                     full = expected["reference"][layout]["score"]
                     expect(results is not None and results.get("score") == full,
-                           f"{layout}: every attack of the hostile submission failed (spy-compile, spy-run, forge, "
-                           f"linger, fill, network): it keeps full marks")
+                           f"{layout}: every attack of the hostile submission failed (spy-run, forge, linger, fill, "
+                           f"network): it keeps full marks")
+            scores = {name: (seen.get(name) or {}).get("results") or {} for name in ("reference", "hidden-fail")}
+            expect(scores["hidden-fail"].get("score") is not None and
+                   scores["hidden-fail"].get("score") < scores["reference"].get("score", 0),
+                   f"{layout}: the submission that passes every visible check loses the hidden check's marks")
             expect(not connections, f"{layout}: no connection reached the host's port {PORT}")
-            print(f"{layout}: {sum(times) / len(times):.1f} s per submission in a new container (4 submissions)")
+            print(f"{layout}: {sum(times[:-1]) / (len(times) - 1):.1f} s per submission in the container (its "
+                  f"grader's own run; {times[-1]:.1f} s for the hostile one without Landlock, a new kit mode), "
+                  f"{whole:.0f} s for the container with all {len(times)} (creating a container of the image with "
+                  "the vfs storage driver copies it)", flush=True)
     finally:
         listener.close()
         shutil.rmtree(work, ignore_errors=True)
