@@ -708,15 +708,19 @@ def compile_budget(base: Path) -> None:
     folder = base / "compile-budget"
     work = folder / "subs" / "constexpr"
     shutil.copytree(ROOT / "solutions" / CH3, work / CH3)
-    endless = ("constexpr long spin(long n) { long x = 0; for (long i = 0; i < n; ++i) for (long j = 0; j < n; ++j) "
-               "x += i ^ j; return x; }\nstatic_assert(spin(200000) != 1);")
+    # GCC stops a constant evaluation after -fconstexpr-ops-limit operations (2^25 in GCC 12: four to
+    # six seconds of CPU here, close to the limit below), and after one such failure it evaluates no
+    # more calls of that function: four functions of their own take four times as long.
+    endless = "".join(f"constexpr long spin{k}(long n) {{ long x = {k}; for (long i = 0; i < n; ++i) "
+                      f"for (long j = 0; j < n; ++j) x += i ^ j; return x; }}\nstatic_assert(spin{k}(200000) != 1);\n"
+                      for k in range(4))
     prepend(work / DOT, endless)
     prepend(work / f"{CH3}/ex2_scaled_scores.cpp", endless)
     out = folder / "grades"
     start = time.monotonic()
     # Limits small enough that no machine finishes the endless work inside them: GCC gives up on
-    # its own after 2^33 constexpr operations (-fconstexpr-ops-limit), which a fast machine reaches
-    # in about ten seconds, and that error must not pass for a compile the budget stopped.
+    # each evaluation on its own after -fconstexpr-ops-limit operations, and that error must not pass
+    # for a compile the budget stopped.
     result = grade(out, [work], "--chapters", "3", "--compile-timeout", "6", "--compile-budget", "10")
     seconds = time.monotonic() - start
     print(result.stdout.decode(errors="replace"))

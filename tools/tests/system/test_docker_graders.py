@@ -22,7 +22,7 @@ mask (so it costs the marks of 4.1's checks) or stops its compile:
   spy-run       reads the autograder's source and hidden checks, and the grader's config, when the check runs
   forge         writes results.json itself
   linger        starts a process that outlives its check (fork, and a shell through posix_spawn)
-  fill          writes 300 MB wherever it can (the box's folder, /tmp, /dev/shm, /var/tmp)
+  fill          writes 300 files of 1 MB wherever it can (its folder, /tmp, /dev/shm, /var/tmp)
   network       connects to a port this test listens on (the container has the host's network)
 A fifth submission, spy-compile, #includes the hidden checks by their path in the image: 4.1 must
 not compile and nothing of them may reach the results. The container's results.json must equal the host's export (every field but the times), hidden
@@ -56,6 +56,7 @@ PORT = 47391  # the network attack's target, on the host's loopback
 HOSTILE_INCLUDES = r'''
 #include <csignal>
 #include <cstdio>
+#include <string>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -87,20 +88,21 @@ bool attacks_worked() {
   char sh[] = "/bin/sh", flag[] = "-c", script[] = "sleep 600 &";
   char* args[] = {sh, flag, script, nullptr};
   if (posix_spawn(&spawned, "/bin/sh", nullptr, nullptr, args, environ) == 0) worked = true;
-  // fill: 300 MB wherever it can (past the file size limit a write fails instead of killing it)
-  signal(SIGXFSZ, SIG_IGN);
+  // fill: 300 files of 1 MB in each place it can write (each file below the file size limit)
   static char block[1 << 20];
-  for (const char* place : {"fill", "/tmp/fill2", "/dev/shm/fill", "/var/tmp/fill"}) {
-    const int fd = open(place, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) continue;
+  for (const char* place : {".", "/tmp", "/dev/shm", "/var/tmp"}) {
     long written = 0;
-    for (int i = 0; i < 300; ++i) {
+    int made = 0;
+    for (; made < 300; ++made) {
+      const std::string name = std::string(place) + "/fill-" + std::to_string(made);
+      const int fd = open(name.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (fd < 0) break;
       const ssize_t n = write(fd, block, sizeof block);
+      close(fd);
       if (n <= 0) break;
       written += n;
     }
-    close(fd);
-    unlink(place);
+    for (int i = 0; i <= made; ++i) unlink((std::string(place) + "/fill-" + std::to_string(i)).c_str());
     if (written > (100l << 20)) worked = true;
   }
   // network: the test's port on the loopback
@@ -352,11 +354,14 @@ def main(argv: list[str]) -> int:
                 if name == "spy-compile":
                     hidden_names = re.findall(r'TEST_CASE\("([^"]+)"', (ROOT / "chapters" / CH4 / "hidden_checks.cpp").read_text())
                     text = json.dumps(results or {})
-                    failed = [x["name"] for x in (results or {}).get("tests", []) if x.get("status") == "failed"]
+                    tests = (results or {}).get("tests", [])
+                    ex41 = [x.get("status") for x in tests if x["name"].startswith("4.1")]
+                    ex42 = [x.get("status") for x in tests if x["name"].startswith("4.2")]
                     expect(results is not None and hidden_names and not any(h in text for h in hidden_names) and
-                           failed and all(f.startswith("4.1") for f in failed) and "hidden_checks.cpp:" not in text,
-                           f"{layout}: spy-compile: 4.1 does not compile and nothing of the hidden checks reaches "
-                           f"the results ({failed[:2]})")
+                           not re.search(r"hidden_checks\.cpp:\d", text) and ex41 and set(ex41) == {"failed"} and
+                           ex42 and set(ex42) == {"passed"},
+                           f"{layout}: spy-compile: 4.1 does not compile, 4.2 keeps its marks, and no line or check "
+                           f"name of the hidden checks reaches the results ({set(ex41)}, {set(ex42)})")
                     continue
                 expect(results is not None and comparable(results) == comparable(want),
                        f"{layout}: {name}'s results.json equals ./workbook grade --export {layout}'s (hidden checks included)")
