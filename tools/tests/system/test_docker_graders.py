@@ -184,8 +184,8 @@ def comparable(results: dict) -> dict:
             return {k: strip(v) for k, v in value.items() if k not in ("execution_time", "seconds", "submission")}
         if isinstance(value, list):
             return [strip(v) for v in value]
-        if isinstance(value, str):
-            return re.sub(r"\d+(\.\d+)? s\b", "N s", value)
+        if isinstance(value, str):  # a time, and the tree's "+changes" (the zip's commit and grade's differ in a dirty tree)
+            return re.sub(r"\d+(\.\d+)? s\b", "N s", value).replace("+changes", "")
         return value
     return strip(results)
 
@@ -355,8 +355,12 @@ def main(argv: list[str]) -> int:
                     hidden_names = re.findall(r'TEST_CASE\("([^"]+)"', (ROOT / "chapters" / CH4 / "hidden_checks.cpp").read_text())
                     text = json.dumps(results or {})
                     tests = (results or {}).get("tests", [])
-                    ex41 = [x.get("status") for x in tests if x["name"].startswith("4.1")]
-                    ex42 = [x.get("status") for x in tests if x["name"].startswith("4.2")]
+                    def status(test: dict) -> str:  # Gradescope's status, or PrairieLearn's points
+                        if "status" in test:
+                            return test["status"]
+                        return "passed" if test.get("points") == test.get("max_points") else "failed"
+                    ex41 = [status(x) for x in tests if x["name"].startswith("4.1")]
+                    ex42 = [status(x) for x in tests if x["name"].startswith("4.2")]
                     expect(results is not None and hidden_names and not any(h in text for h in hidden_names) and
                            not re.search(r"hidden_checks\.cpp:\d", text) and ex41 and set(ex41) == {"failed"} and
                            ex42 and set(ex42) == {"passed"},
