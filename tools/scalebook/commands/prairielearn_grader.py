@@ -20,7 +20,8 @@ from .gradescope_autograder import add_grader_options, grader_options
 
 HOME = "/scalebook"        # the image's copy of the shipped tree
 DOCKERFILE = """# PrairieLearn's external grader for scalebook (./workbook prairielearn-grader; grading/prairielearn.py).
-# BASE: a Debian 12 or 13, or Ubuntu 24.04 or later, image (CMake 3.25 or newer from apt).
+# BASE: Debian 12 (tested) or Ubuntu 24.04: CMake 3.25 or newer from apt, and every package setup.sh installs
+# (Debian 13 has no similarity-tester, which ./workbook grade's class analysis uses).
 ARG BASE={base}
 FROM ${{BASE}}
 COPY source {home}

@@ -61,7 +61,7 @@ apt-get install -y --no-install-recommends {packages}
 found=$(cmake --version | sed -n 's/^cmake version \\([0-9.]*\\).*/\\1/p')
 if [ "$(printf '%s\\n' {needed} "$found" | sort -V | head -n 1)" != {needed} ]; then
   echo "setup.sh: this image's CMake is $found; scalebook's build needs {needed} or newer." >&2
-  echo "Choose a newer base image (Gradescope's Ubuntu 22.04 has 3.22; Ubuntu 24.04 and Debian 12 or 13 will do)." >&2
+  echo "Choose a newer base image (Gradescope's Ubuntu 22.04 has 3.22; Ubuntu 24.04 or Debian 12 will do)." >&2
   exit 1
 fi
 cd "$(dirname "$0")/tools"

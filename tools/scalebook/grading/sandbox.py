@@ -86,7 +86,7 @@ def check_available() -> None:
 
 def namespaces_refused() -> str | None:
     """bubblewrap's own words when it cannot make its namespaces here, None when it can."""
-    probe = subprocess.run([BWRAP, "--unshare-all", "--ro-bind", "/usr", "/usr",
+    probe = subprocess.run([shutil.which("bwrap") or BWRAP, "--unshare-all", "--ro-bind", "/usr", "/usr",
                             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
                             "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"],
                            capture_output=True, text=True, env={})

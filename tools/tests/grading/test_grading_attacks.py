@@ -523,12 +523,20 @@ static const int flood = [] {
     (shim / "bwrap").write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     (shim / "bwrap").chmod(0o755)
     if UID_BOX:
-        print("skip: a bubblewrap that cannot make namespaces (the uid box is asked for: tests/system/test_no_sandbox.py "
-              "checks the refusal where neither can be made)")
+        print("skip: a bubblewrap that cannot make namespaces (the uid box is asked for already)")
+    elif os.geteuid() == 0:
+        # Root where bubblewrap is refused (a container): the uid box holds; a non-root grader is
+        # refused with the cause and the remedies (tests/system/test_no_sandbox.py).
+        shimmed = grade(base / "x", [honest], env=dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}"))
+        report = reports_in(base / "x").get("honest", {})
+        expect(shimmed.returncode == 0 and report.get("sandbox", "").startswith("uid box") and
+               report.get("score") == report.get("max_score"),
+               f"where bubblewrap cannot make its namespaces, root grades in the uid box, the honest student keeping "
+               f"every mark ({report.get('sandbox', '')[:40]}, {report.get('score')}/{report.get('max_score')})")
     else:
         refusal = grade(base / "x", [honest], env=dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}"))
         expect(refusal.returncode == 2 and b"refuses to run without a sandbox" in refusal.stdout,
-               "without a working sandbox grading refuses to run")
+               "without a working sandbox a non-root grader refuses to run")
     listener.close()
     tcp.close()
     shutil.rmtree(host_tmp, ignore_errors=True)
