@@ -126,7 +126,7 @@ def solutions() -> dict[str, str]:
 
 
 def submissions(base: Path) -> dict[str, Path]:
-    """The four submissions, each a folder of loose exercise files (as a student uploads them)."""
+    """The five submissions, each a folder of loose exercise files (as a student uploads them)."""
     made = {}
     reference = solutions()
     stubs = {p.name: p.read_text() for p in sorted((ROOT / "exercises" / CH4).glob("ex*.cpp"))}
@@ -170,7 +170,7 @@ def host_exports(base: Path, subs: dict[str, Path]) -> dict[str, dict[str, dict]
     done = subprocess.run(["/usr/bin/python3", str(WORKBOOK), "grade", "--out", str(out), "--chapters", "4",
                            "--show-hidden", "count", "--export", "gradescope,prairielearn", *map(str, staged.values())],
                           capture_output=True, text=True)
-    expect(done.returncode in (0, 1), f"the host grades the four submissions ({done.returncode})")
+    expect(done.returncode in (0, 1), f"the host grades the submissions ({done.returncode})")
     print(done.stdout[-1500:] + done.stderr[-1500:])
     return {name: {kind: json.loads((out / "exports" / kind / name / "results.json").read_text())
                    for kind in ("gradescope", "prairielearn")} for name in subs}
