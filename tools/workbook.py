@@ -52,6 +52,11 @@ COMMANDS = {
     "release": ("scalebook.commands.release", INSTRUCTOR,
                 "instructors: write the student edition into DIR, or add the changes since the last "
                 "release to it as one commit"),
+    "new": ("scalebook.commands.new", INSTRUCTOR,
+            "authors: write every file a new exercise or chapter needs (./workbook new exercise 3 NAME, "
+            "./workbook new chapter 08-topic)"),
+    "lint": ("scalebook.commands.lint", INSTRUCTOR,
+             "authors: check the course's manifests, files, ids and rules in seconds, without a build"),
     "test": ("scalebook.commands.test", INSTRUCTOR,
              "maintainers and CI: build the reference track and run every test"),
     "mutate": ("maintainer.mutate", MAINTAINERS,

@@ -51,8 +51,8 @@ def main(argv: list[str]) -> int:
                                      description=" ".join(__doc__.splitlines()[2:6]))
     parser.add_argument("zip", type=Path, metavar="OUT.zip")
     add_grader_options(parser, "the hidden checks on Gradescope: each hidden from students with Gradescope's own "
-                               "visibility and a count per chapter shown (count, the default), or each shown by name "
-                               "and verdict (names)")
+                               "visibility and a count per chapter shown (count, the default), or each shown by its "
+                               "label and verdict (names)")
     args = parser.parse_args(argv)
     chapters, limits = grader_options(parser, args)
     if args.zip.suffix != ".zip":

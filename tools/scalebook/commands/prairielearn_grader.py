@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tag", default="scalebook-grader", metavar="NAME",
                         help="the image's name in the example question options printed (default scalebook-grader)")
     add_grader_options(parser, "what students see of the hidden checks: a count per chapter (count, the default) "
-                               "or each by name and verdict (names)")
+                               "or each by its label and verdict (names)")
     args = parser.parse_args(argv)
     chapters, limits = grader_options(parser, args)
     if args.out.exists() and not args.out.is_dir():
