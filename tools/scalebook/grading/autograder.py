@@ -23,7 +23,7 @@ grading/sandbox.py). Per submission, run_autograder (Gradescope: /autograder/sub
 /autograder/results/results.json) or prairielearn (PrairieLearn: /grade/student into
 /grade/results/results.json) takes the submission's exercise files (a copy of the workbook, its
 exercises/ folder, or the files alone), grades them with `./workbook grade --export gradescope` or
-`prairielearn`, this same grader and the same result writers, and copies the result into place.
+`prairielearn-results`, this same grader and the same result writers, and copies the result into place.
 """
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ def prepare() -> int:
 
 def grade_one(submission: Path, work: Path, results: Path, export: str, who: str) -> int:
     """Grades the exercise files of SUBMISSION (stage()) in WORK, as the shipped config says, and
-    copies the EXPORT writer's results.json (gradescope or prairielearn, grading/export/) to RESULTS.
+    copies the EXPORT writer's results.json (gradescope or prairielearn-results, grading/export/) to RESULTS.
     WHO names the caller in what it prints."""
     protect()
     config = json.loads((ROOT / CONFIG).read_text())

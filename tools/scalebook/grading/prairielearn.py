@@ -6,8 +6,8 @@ must have written /grade/results/results.json (a score in [0, 1], tests with poi
 max_points) when it ends; /grade/results is not made for it. The image's entrypoint,
 /scalebook/prairielearn, runs run() below: this workbook's grader on /grade/student, exactly as
 ./workbook grade does (hidden checks included, in the sandbox the container allows: the uid box
-under Docker's default security, grading/sandbox.py), its PrairieLearn export (grading/export/)
-copied to /grade/results/results.json. A grading that fails writes no results.json: PrairieLearn
+under Docker's default security, grading/sandbox.py), its prairielearn-results export
+(grading/export/prairielearn.py) copied to /grade/results/results.json. A grading that fails writes no results.json: PrairieLearn
 then reports the job as failed, never a score the grader did not give.
 """
 from __future__ import annotations
@@ -27,5 +27,5 @@ cd "$(dirname "$0")/tools" && exec /usr/bin/python3 -m scalebook.grading.autogra
 
 def run(grade: Path = GRADE) -> int:
     """Grade GRADE/student into GRADE/results/results.json (work in GRADE/work, root's alone)."""
-    return grade_one(grade / "student", grade / "work", grade / "results" / "results.json", "prairielearn",
+    return grade_one(grade / "student", grade / "work", grade / "results" / "results.json", "prairielearn-results",
                      "prairielearn")

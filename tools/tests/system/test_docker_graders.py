@@ -14,8 +14,8 @@ debootstrap (cached outside the clone), and two images made as their hosts make 
   entrypoint run per submission with the submission in /grade/student.
 Each image is built once per version of what it is made from (its key) and kept for the next run.
 
-Graded in both, and on the host by `./workbook grade --export gradescope,prairielearn` (bubblewrap
-there): the reference (full marks), the stubs (0), a submission that passes every visible check
+Graded in both, and on the host by `./workbook grade --export gradescope,prairielearn-results`
+(bubblewrap there): the reference (full marks), the stubs (0), a submission that passes every visible check
 and fails a hidden one (the hidden zoo's inline_sentinel), and a hostile submission: the reference
 with attacks in 4.1's function, each of which, when it works, makes the function return a wrong
 mask (so it costs the marks of 4.1's checks) or stops its compile:
@@ -158,7 +158,7 @@ def submissions(base: Path) -> dict[str, Path]:
 
 
 def host_exports(base: Path, subs: dict[str, Path]) -> dict[str, dict[str, dict]]:
-    """./workbook grade --export gradescope,prairielearn on the host: {submission: {export: results}}."""
+    """./workbook grade --export gradescope,prairielearn-results on the host: {submission: {layout: results}}."""
     out = base / "host"
     staged = {}
     for name, folder in subs.items():
@@ -168,12 +168,13 @@ def host_exports(base: Path, subs: dict[str, Path]) -> dict[str, dict[str, dict]
             shutil.copy(file, target / file.name)
         staged[name] = target.parents[1]
     done = subprocess.run(["/usr/bin/python3", str(WORKBOOK), "grade", "--out", str(out), "--chapters", "4",
-                           "--show-hidden", "count", "--export", "gradescope,prairielearn", *map(str, staged.values())],
+                           "--show-hidden", "count", "--export", "gradescope,prairielearn-results", *map(str, staged.values())],
                           capture_output=True, text=True)
     expect(done.returncode in (0, 1), f"the host grades the submissions ({done.returncode})")
     print(done.stdout[-1500:] + done.stderr[-1500:])
-    return {name: {kind: json.loads((out / "exports" / kind / name / "results.json").read_text())
-                   for kind in ("gradescope", "prairielearn")} for name in subs}
+    return {name: {layout: json.loads((out / "exports" / kind / name / "results.json").read_text())
+                   for layout, kind in (("gradescope", "gradescope"), ("prairielearn", "prairielearn-results"))}
+            for name in subs}
 
 
 def comparable(results: dict) -> dict:
@@ -370,7 +371,7 @@ def main(argv: list[str]) -> int:
                            f"name of the hidden checks reaches the results ({set(ex41)}, {set(ex42)})")
                     continue
                 expect(results is not None and comparable(results) == comparable(want),
-                       f"{layout}: {name}'s results.json equals ./workbook grade --export {layout}'s (hidden checks included)")
+                       f"{layout}: {name}'s results.json equals ./workbook grade's export (hidden checks included)")
                 if results is not None and comparable(results) != comparable(want):
                     print(json.dumps(comparable(results))[:3000], "\n---\n", json.dumps(comparable(want))[:3000])
                 expect(not entry["left"], f"{layout}: {name} leaves no process of a box behind: {entry['left']}")
