@@ -12,7 +12,9 @@ How it runs, as /work/shared/design/REAL-SYSTEMS.md found on these machines: Deb
 (config.json's "docker" packages), dockerd with the vfs storage driver, no iptables and no bridge
 (containers use the host's network), its data under CACHE/docker, its socket CACHE/docker.sock, so
 that it never meets another dockerd of the machine. A daemon started here is left running for the
-next test (it is found again by its socket); two tests that start it at once take turns (a lock).
+next test (it is found again by its socket, and a test that finds it still starting waits for it);
+two tests that start it at once take turns (a lock). Stop it by the pid in CACHE/dockerd.pid when
+no test of anyone's needs it any more.
 Base images: `debootstrap --variant=minbase RELEASE` from the mirror apt uses, imported as one
 layer; the root file system is cached as CACHE/RELEASE-HASH.tar (HASH: the packages included), so
 a new daemon imports it in seconds instead of minutes. CACHE is SCALEBOOK_TEST_CACHE or
@@ -65,10 +67,22 @@ def docker(*args: str, check: bool = True, timeout: float | None = None, **kwarg
 def answering() -> bool:
     if not SOCKET.exists():
         return False
-    return docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode == 0
+    try:
+        return docker("info", "--format", "{{.ServerVersion}}", check=False, timeout=30).returncode == 0
+    except subprocess.TimeoutExpired:  # a daemon still starting (vfs loads every container first)
+        return False
 
 
-def daemon(wait: float = 120) -> None:
+def running_pid() -> int | None:
+    """The pid of this module's dockerd when one runs (answering or still starting), else None."""
+    try:
+        pid = int((CACHE / "dockerd.pid").read_text())
+        return pid if "dockerd" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace") else None
+    except (OSError, ValueError):
+        return None
+
+
+def daemon(wait: float = 300) -> None:
     """Debian's dockerd, answering on SOCKET: the one running, or one started now and left running."""
     if os.geteuid() != 0:
         raise DockerUnavailable("dockerd and debootstrap need root")
@@ -80,12 +94,8 @@ def daemon(wait: float = 120) -> None:
     with locked("dockerd"):
         if answering():
             return
-        SOCKET.unlink(missing_ok=True)
-        log = open(CACHE / "dockerd.log", "ab")
-        subprocess.Popen([DOCKERD, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
-                          "--data-root", str(CACHE / "docker"), "--exec-root", str(CACHE / "docker-exec"),
-                          "--pidfile", str(CACHE / "dockerd.pid"), "-H", HOST],
-                         stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+        if running_pid() is None:  # none started, or it died: start one (else wait for the one starting)
+            start()
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if answering():
@@ -93,6 +103,16 @@ def daemon(wait: float = 120) -> None:
             time.sleep(1)
         tail = (CACHE / "dockerd.log").read_bytes()[-2000:].decode(errors="replace")
         raise DockerUnavailable(f"dockerd did not answer within {wait:.0f} s; its log ends:\n{tail}")
+
+
+def start() -> None:
+    """Debian's dockerd, in a session of its own (it outlives the test that started it)."""
+    SOCKET.unlink(missing_ok=True)
+    with open(CACHE / "dockerd.log", "ab") as log:
+        subprocess.Popen([DOCKERD, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
+                          "--data-root", str(CACHE / "docker"), "--exec-root", str(CACHE / "docker-exec"),
+                          "--pidfile", str(CACHE / "dockerd.pid"), "-H", HOST],
+                         stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
 
 
 def mirror() -> str:
