@@ -103,7 +103,9 @@ def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Pa
     if cached is not None:
         return cached
     left = settings.compile_budget_seconds - step.ledger.spent("compile")
-    if left <= 0:
+    # A compile's CPU limit is whole seconds, one at least: with less than a second left, a compile
+    # would overspend the budget by up to a second, so the budget counts as spent.
+    if left < 1:
         return {"status": "timed_out", "message": f"timed_out: compile budget ({settings.compile_budget_seconds} s "
                                                   "of CPU for all of the submission's files) was spent before this file"}
     # CPU seconds, which a busy machine does not eat into; the wall clock only stops a compile that
