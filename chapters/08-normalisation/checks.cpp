@@ -5,8 +5,9 @@
 // overflows and no sum of a row loses the digits the checks look at), or from PyTorch's own
 // numbers (torch_fixtures.hpp, written by tools/maintainer/fixtures/ch08_torch_fixtures.py), never
 // copied from the reference's output. A failure names a known mistake only when the output is the
-// one that mistake gives on the same input: the check computes it by applying the mistake to a
-// plain double computation of the formula, keeps only the mistakes whose output differs from the
+// one that mistake gives on the same input: the check computes it by applying the mistake to the
+// formula (in long double, or in double for the mistakes that are a double's own: squares that
+// overflow, a difference that cancels), keeps only the mistakes whose output differs from the
 // right one and from every other mistake's on that input, and compares ("known mistake
 // [variance_unbiased]: ..."); otherwise the message states the rule broken.
 #include <doctest/doctest.h>
@@ -87,11 +88,9 @@ constexpr char kRuleGrad[] = "grad_out must be (n, d), x's shape, else ShapeErro
 constexpr char kRuleFinite[] = "NaN or infinity in x, gamma, beta or grad_out must throw ValueError";
 constexpr char kRuleEps[] = "eps must be a finite number above 0, else ValueError";
 
-// ---- The contract's formulas, in long double -------------------------------------------------
-
 using Long = long double;
 
-// Row i's mean and sqrt(variance + eps), the variance divided by d (or d - 1), in long double.
+// Row i's mean and sqrt(variance + eps), in long double (for the central differences).
 struct LongStats {
   Long mean, root;
 };
@@ -106,94 +105,45 @@ LongStats long_stats(const Matrix& x, Index i, double eps) {
   return {mean, std::sqrt(squares / d + static_cast<Long>(eps))};
 }
 
-// layer_norm by the contract's formula.
-Matrix layer_norm_exact(const Matrix& x, const RowVector& gamma, const RowVector& beta, double eps) {
-  Matrix y(x.rows(), x.cols());
-  for (Index i = 0; i < x.rows(); ++i) {
-    const LongStats s = long_stats(x, i, eps);
-    for (Index j = 0; j < x.cols(); ++j)
-      y(i, j) = static_cast<double>((x(i, j) - s.mean) / s.root * gamma(j) + beta(j));
-  }
-  return y;
-}
+// ---- The mistakes, applied to the formulas -------------------------------------------------
 
-// rms_norm by the contract's formula.
-Matrix rms_norm_exact(const Matrix& x, const RowVector& gamma, double eps) {
-  Matrix y(x.rows(), x.cols());
-  for (Index i = 0; i < x.rows(); ++i) {
-    Long squares = 0;
-    for (Index j = 0; j < x.cols(); ++j) squares += static_cast<Long>(x(i, j)) * x(i, j);
-    const Long root = std::sqrt(squares / x.cols() + static_cast<Long>(eps));
-    for (Index j = 0; j < x.cols(); ++j) y(i, j) = static_cast<double>(x(i, j) / root * gamma(j));
-  }
-  return y;
-}
-
-// layer_norm_backward by the contract's formulas.
-ch08::LayerNormGrads backward_exact(const Matrix& x, const RowVector& gamma, double eps, const Matrix& grad) {
-  const Index n = x.rows(), d = x.cols();
-  ch08::LayerNormGrads out{Matrix(n, d), RowVector::Zero(d), RowVector::Zero(d)};
-  std::vector<Long> dgamma(static_cast<std::size_t>(d), 0), dbeta(static_cast<std::size_t>(d), 0);
-  for (Index i = 0; i < n; ++i) {
-    const LongStats s = long_stats(x, i, eps);
-    std::vector<Long> x_hat(static_cast<std::size_t>(d)), g(static_cast<std::size_t>(d));
-    Long g_mean = 0, g_along = 0;
-    for (Index j = 0; j < d; ++j) {
-      const auto k = static_cast<std::size_t>(j);
-      x_hat[k] = (x(i, j) - s.mean) / s.root;
-      g[k] = static_cast<Long>(grad(i, j)) * gamma(j);
-      g_mean += g[k] / d;
-      g_along += g[k] * x_hat[k] / d;
-      dgamma[k] += grad(i, j) * x_hat[k];
-      dbeta[k] += grad(i, j);
-    }
-    for (Index j = 0; j < d; ++j) {
-      const auto k = static_cast<std::size_t>(j);
-      out.dx(i, j) = static_cast<double>((g[k] - g_mean - x_hat[k] * g_along) / s.root);
-    }
-  }
-  for (Index j = 0; j < d; ++j) {
-    out.dgamma(j) = static_cast<double>(dgamma[static_cast<std::size_t>(j)]);
-    out.dbeta(j) = static_cast<double>(dbeta[static_cast<std::size_t>(j)]);
-  }
-  return out;
-}
-
-// ---- The mistakes, applied to a plain double computation of the formulas -----------------------
-
-// How a normalisation goes wrong; Slip{} is the formula as written, in double, with no rescaling
-// (so its squares overflow where a double's do).
+// How a normalisation goes wrong. Each slip is applied to the formula in long double, so that it
+// shows on rows of any size, except with in_double: the formula as written in double, the rows
+// in their own units, so that squares beyond the largest double overflow (Slip{true} is that
+// mistake alone) and a mean of squares near 1e18 rounds to a multiple of 128.
 struct Slip {
+  bool in_double = false;
   bool unbiased = false, eps_outside = false, eps_left_out = false, not_centred = false;
   bool over_tokens = false, gamma_by_token = false, no_gamma = false, no_beta = false;
   bool one_pass = false, rms = false, rms_centred = false, sum_not_mean = false;
 };
 
-// The normalisation of x's rows (or, with over_tokens, of its columns) as a slip computes it.
-Matrix normalise_with(const Matrix& x, const RowVector& gamma, const RowVector& beta, double eps, const Slip& slip) {
+// The normalisation of x's rows (or, with over_tokens, of its columns) as a slip computes it, in T.
+template <class T>
+Matrix normalise_as(const Matrix& x, const RowVector& gamma, const RowVector& beta, double eps, const Slip& slip) {
   const Matrix data = slip.over_tokens ? Matrix(x.transpose()) : x;
   const Index d = data.cols();
   Matrix y(data.rows(), d);
   for (Index i = 0; i < data.rows(); ++i) {
-    double sum = 0, squares = 0;
+    T sum = 0, squares = 0;
     for (Index j = 0; j < d; ++j) sum += data(i, j);
-    const double mean = sum / static_cast<double>(d);
+    const T mean = sum / static_cast<T>(d);
     const bool centre = slip.rms ? slip.rms_centred : !slip.not_centred;
-    double spread;
+    T spread;
     if (slip.rms && !slip.rms_centred) {
-      for (Index j = 0; j < d; ++j) squares += data(i, j) * data(i, j);
-      spread = squares / (slip.sum_not_mean ? 1.0 : static_cast<double>(d));
+      for (Index j = 0; j < d; ++j) squares += static_cast<T>(data(i, j)) * data(i, j);
+      spread = squares / (slip.sum_not_mean ? T(1) : static_cast<T>(d));
     } else if (slip.one_pass) {
-      for (Index j = 0; j < d; ++j) squares += data(i, j) * data(i, j);
-      spread = squares / static_cast<double>(d) - mean * mean;
+      for (Index j = 0; j < d; ++j) squares += static_cast<T>(data(i, j)) * data(i, j);
+      spread = squares / static_cast<T>(d) - mean * mean;
     } else {
       for (Index j = 0; j < d; ++j) squares += (data(i, j) - mean) * (data(i, j) - mean);
-      spread = squares / (slip.unbiased ? static_cast<double>(d - 1) : static_cast<double>(d));
+      spread = squares / (slip.unbiased ? static_cast<T>(d - 1) : static_cast<T>(d));
     }
-    const double root = slip.eps_left_out ? std::sqrt(spread)
-                        : slip.eps_outside ? std::sqrt(spread) + eps
-                                           : std::sqrt(spread + eps);
-    for (Index j = 0; j < d; ++j) y(i, j) = ((centre ? data(i, j) - mean : data(i, j))) / root;
+    const T root = slip.eps_left_out ? std::sqrt(spread)
+                   : slip.eps_outside ? std::sqrt(spread) + static_cast<T>(eps)
+                                      : std::sqrt(spread + static_cast<T>(eps));
+    for (Index j = 0; j < d; ++j) y(i, j) = static_cast<double>((centre ? data(i, j) - mean : T(data(i, j))) / root);
   }
   if (slip.over_tokens) y.transposeInPlace();
   for (Index i = 0; i < y.rows(); ++i) {
@@ -207,39 +157,77 @@ Matrix normalise_with(const Matrix& x, const RowVector& gamma, const RowVector& 
   return y;
 }
 
+Matrix normalise_with(const Matrix& x, const RowVector& gamma, const RowVector& beta, double eps, const Slip& slip) {
+  return slip.in_double ? normalise_as<double>(x, gamma, beta, eps, slip) : normalise_as<Long>(x, gamma, beta, eps, slip);
+}
+
 Slip rms_slip() {
   Slip s;
   s.rms = true;
   return s;
 }
 
-// The backward pass as a slip computes it (Slip's unbiased and eps_left_out; `term` drops a term).
+// The backward pass as a slip computes it (Slip's in_double, unbiased and eps_left_out; `term`
+// drops a term), in T.
 enum class Term { None, Mean, Variance, Both, Gamma };
+
+template <class T>
+ch08::LayerNormGrads backward_as(const Matrix& x, const RowVector& gamma, double eps, const Matrix& grad,
+                                 const Slip& slip, Term dropped, bool averaged, bool dgamma_plain) {
+  const Index n = x.rows(), d = x.cols();
+  ch08::LayerNormGrads out{Matrix(n, d), RowVector::Zero(d), RowVector::Zero(d)};
+  std::vector<T> dgamma(static_cast<std::size_t>(d), 0), dbeta(static_cast<std::size_t>(d), 0);
+  std::vector<T> x_hat(static_cast<std::size_t>(d)), g(static_cast<std::size_t>(d));
+  for (Index i = 0; i < n; ++i) {
+    T sum = 0, squares = 0;
+    for (Index j = 0; j < d; ++j) sum += x(i, j);
+    const T mean = sum / static_cast<T>(d);
+    for (Index j = 0; j < d; ++j) squares += (x(i, j) - mean) * (x(i, j) - mean);
+    const T var = squares / (slip.unbiased ? static_cast<T>(d - 1) : static_cast<T>(d));
+    const T root = slip.eps_left_out ? std::sqrt(var) : std::sqrt(var + static_cast<T>(eps));
+    T g_mean = 0, g_along = 0;
+    for (Index j = 0; j < d; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      x_hat[k] = (x(i, j) - mean) / root;
+      g[k] = dropped == Term::Gamma ? T(grad(i, j)) : static_cast<T>(grad(i, j)) * gamma(j);
+      g_mean += g[k] / static_cast<T>(d);
+      g_along += g[k] * x_hat[k] / static_cast<T>(d);
+      dgamma[k] += dgamma_plain ? T(grad(i, j)) : grad(i, j) * x_hat[k];
+      dbeta[k] += grad(i, j);
+    }
+    for (Index j = 0; j < d; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      T dx = g[k];
+      if (dropped != Term::Mean && dropped != Term::Both) dx -= g_mean;
+      if (dropped != Term::Variance && dropped != Term::Both) dx -= x_hat[k] * g_along;
+      out.dx(i, j) = static_cast<double>(dx / root);
+    }
+  }
+  for (Index j = 0; j < d; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    out.dgamma(j) = static_cast<double>(averaged ? dgamma[k] / static_cast<T>(n) : dgamma[k]);
+    out.dbeta(j) = static_cast<double>(averaged ? dbeta[k] / static_cast<T>(n) : dbeta[k]);
+  }
+  return out;
+}
 
 ch08::LayerNormGrads backward_with(const Matrix& x, const RowVector& gamma, double eps, const Matrix& grad,
                                    const Slip& slip, Term dropped, bool averaged, bool dgamma_plain) {
-  const Index n = x.rows(), d = x.cols();
-  ch08::LayerNormGrads out{Matrix(n, d), RowVector::Zero(d), RowVector::Zero(d)};
-  for (Index i = 0; i < n; ++i) {
-    const double mean = x.row(i).sum() / static_cast<double>(d);
-    const RowVector centred = x.row(i).array() - mean;
-    const double var = centred.squaredNorm() / (slip.unbiased ? static_cast<double>(d - 1) : static_cast<double>(d));
-    const double root = slip.eps_left_out ? std::sqrt(var) : std::sqrt(var + eps);
-    const RowVector x_hat = centred / root;
-    const RowVector g = dropped == Term::Gamma ? RowVector(grad.row(i)) : RowVector(grad.row(i).cwiseProduct(gamma));
-    const double g_mean = g.mean(), g_along = g.cwiseProduct(x_hat).mean();
-    RowVector dx = g;
-    if (dropped != Term::Mean && dropped != Term::Both) dx.array() -= g_mean;
-    if (dropped != Term::Variance && dropped != Term::Both) dx -= x_hat * g_along;
-    out.dx.row(i) = dx / root;
-    out.dgamma += dgamma_plain ? RowVector(grad.row(i)) : RowVector(grad.row(i).cwiseProduct(x_hat));
-    out.dbeta += grad.row(i);
-  }
-  if (averaged) {
-    out.dgamma /= static_cast<double>(n);
-    out.dbeta /= static_cast<double>(n);
-  }
-  return out;
+  return slip.in_double ? backward_as<double>(x, gamma, eps, grad, slip, dropped, averaged, dgamma_plain)
+                        : backward_as<Long>(x, gamma, eps, grad, slip, dropped, averaged, dgamma_plain);
+}
+
+// The contract's formulas: no slip, in long double.
+Matrix layer_norm_exact(const Matrix& x, const RowVector& gamma, const RowVector& beta, double eps) {
+  return normalise_as<Long>(x, gamma, beta, eps, Slip{});
+}
+
+Matrix rms_norm_exact(const Matrix& x, const RowVector& gamma, double eps) {
+  return normalise_as<Long>(x, gamma, RowVector::Zero(x.cols()), eps, rms_slip());
+}
+
+ch08::LayerNormGrads backward_exact(const Matrix& x, const RowVector& gamma, double eps, const Matrix& grad) {
+  return backward_as<Long>(x, gamma, eps, grad, Slip{}, Term::None, false, false);
 }
 
 // The mistakes that tell on this input: each one's output differs from the right one and from
@@ -282,8 +270,8 @@ std::string layer_norm_mistakes(const Matrix& y, const Matrix& x, const RowVecto
                   {kGammaByToken, with([](Slip& s) { s.gamma_by_token = true; })},
                   {kGammaLeftOut, with([](Slip& s) { s.no_gamma = true; })},
                   {kBetaLeftOut, with([](Slip& s) { s.no_beta = true; })},
-                  {kSquaresOverflow, with([](Slip&) {})},
-                  {kOnePass, with([](Slip& s) { s.one_pass = true; })}});
+                  {kSquaresOverflow, with([](Slip& s) { s.in_double = true; })},
+                  {kOnePass, with([](Slip& s) { s.in_double = s.one_pass = true; })}});
 }
 
 // The named mistakes of rms_norm whose output on (x, gamma, eps) equals Y.
@@ -302,7 +290,7 @@ std::string rms_norm_mistakes(const Matrix& y, const Matrix& x, const RowVector&
                   {kRmsOverTokens, with([](Slip& s) { s.over_tokens = true; })},
                   {kRmsGammaByToken, with([](Slip& s) { s.gamma_by_token = true; })},
                   {kRmsGammaLeftOut, with([](Slip& s) { s.no_gamma = true; })},
-                  {kRmsSquaresOverflow, with([](Slip&) {})}});
+                  {kRmsSquaresOverflow, with([](Slip& s) { s.in_double = true; })}});
 }
 
 // The named mistakes of layer_norm_backward whose FIELD (0 dx, 1 dgamma, 2 dbeta) equals OUT.
@@ -314,9 +302,10 @@ std::string backward_mistakes(const Matrix& out, int field, const Matrix& x, con
   const auto with = [&](Slip slip, Term term, bool averaged, bool plain) {
     return pick(backward_with(x, gamma, eps, grad, slip, term, averaged, plain));
   };
-  Slip unbiased, no_eps;
+  Slip unbiased, no_eps, in_double;
   unbiased.unbiased = true;
   no_eps.eps_left_out = true;
+  in_double.in_double = true;
   return telling(out, pick(backward_exact(x, gamma, eps, grad)),
                  {{kNoMeanTerm, with({}, Term::Mean, false, false)},
                   {kNoVarianceTerm, with({}, Term::Variance, false, false)},
@@ -324,7 +313,7 @@ std::string backward_mistakes(const Matrix& out, int field, const Matrix& x, con
                   {kGammaIgnored, with({}, Term::Gamma, false, false)},
                   {kBackwardUnbiased, with(unbiased, Term::None, false, false)},
                   {kBackwardEpsLeftOut, with(no_eps, Term::None, false, false)},
-                  {kBackwardSquaresOverflow, with({}, Term::None, false, false)},
+                  {kBackwardSquaresOverflow, with(in_double, Term::None, false, false)},
                   {kParamsAveraged, with({}, Term::None, true, false)},
                   {kDgammaNoXhat, with({}, Term::None, false, true)}});
 }
