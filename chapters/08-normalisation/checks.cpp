@@ -415,7 +415,7 @@ TEST_CASE("8.1 gamma and beta scale and shift each feature") {
   Rng rng(82);
   const Matrix x = tokens(3, 6, rng);
   const RowVector gamma = normal_matrix(1, 6, rng), beta = normal_matrix(1, 6, rng);
-  INFO("x (3, 6) as tokens(), then gamma and beta (1, 6) from N(0, 1), with Rng(82)");
+  INFO("x (3, 6): row i drawn from N(0, 1), times 4^(i mod 5 - 2), plus i - 1.5, then gamma and beta (1, 6) from N(0, 1), with Rng(82)");
   INPUTS(x, gamma, beta);
   check_layer_norm(x, gamma, beta, 1e-5,
                    "layer_norm of 3 tokens of 6 features with random gamma and beta differs from the formula: feature j "
@@ -646,7 +646,7 @@ TEST_CASE("8.3 gradients agree with the formulas and with central differences") 
   const Matrix x = tokens(5, 6, rng);
   const RowVector gamma = normal_matrix(1, 6, rng), beta = normal_matrix(1, 6, rng);
   const Matrix grad_out = normal_matrix(5, 6, rng);
-  INFO("x (5, 6) as tokens(), then gamma, beta (1, 6) and grad_out (5, 6) from N(0, 1), with Rng(84)");
+  INFO("x (5, 6): row i drawn from N(0, 1), times 4^(i mod 5 - 2), plus i - 1.5, then gamma, beta (1, 6) and grad_out (5, 6) from N(0, 1), with Rng(84)");
   INPUTS(x, gamma, grad_out);
   const ch08::LayerNormGrads g = ch08::layer_norm_backward(x, gamma, 1e-5, grad_out);
   const ch08::LayerNormGrads exact = backward_exact(x, gamma, 1e-5, grad_out);

@@ -156,6 +156,7 @@ Stack make_stack(int layers, Index d, Rng& rng) {
   return s;
 }
 
+//! [depth]
 Matrix relu(const Matrix& h) { return h.cwiseMax(0.0); }
 
 // dL/dh from dL/dr where r = relu(h).
@@ -163,7 +164,6 @@ Matrix relu_backward(const Matrix& h, const Matrix& dr) {
   return (h.array() > 0.0).select(dr, Matrix::Zero(dr.rows(), dr.cols()));
 }
 
-//! [depth]
 // The Frobenius norm of dL/dW2 in each layer, for L = sum(G * y) at initialisation.
 // Post-LN: x <- LN(x + F(x)), the output y is the last x. Pre-LN: x <- x + F(LN(x)),
 // and y = LN(x) after the last block. Every LN here is the chapter's layer_norm,
