@@ -447,22 +447,24 @@ TEST_CASE("8.1 a mean far above the spread: the variance in two passes") {
 }
 
 TEST_CASE("8.1 entries beyond 1e154, whose squares overflow, normalise like any others") {
-  const Matrix x = from_rows(5, 4, {1e200, 2e200, 3e200, 6e200,                         // (1, 2, 3, 6) times 1e200
+  const Matrix x = from_rows(6, 4, {1e200, 2e200, 3e200, 6e200,                         // (1, 2, 3, 6) times 1e200
                                     -1e250, 3e250, -1e250, 3e250,                       // deviations of 2e250
                                     1e155, 1e155, 1e155, 3e155,                         // a square just past the largest double
                                     kLargest, -kLargest, kLargest, -kLargest,           // the largest double, both signs
-                                    0x1p1000, 0x1p1000, 0x1p1000, 0x1p1000});           // constant (2^1000): every deviation is 0
+                                    0x1p1000, 0x1p1000, 0x1p1000, 0x1p1000,             // constant (2^1000): every deviation is 0
+                                    0x1p1000, 0x1.00000000004p1000, 0x1p1000, 0x1.00000000004p1000});  // spread 2^-41 of the mean
   const RowVector gamma = row({1, 2, 0.5, -1}), beta = row({0, 1, -1, 0.5});
   INPUTS(x, gamma, beta);
   check_layer_norm(x, gamma, beta, 1e-5,
                    "layer_norm of rows of entries from 1e155 to the largest double must give what the same rows give "
-                   "divided by a power of two (eps's share aside): finite, each row normalised; work in units of the "
-                   "row's largest magnitude so that no square overflows");
+                   "divided by a power of two (eps's share aside): finite, each row normalised, also a row whose "
+                   "spread is 2^-41 of its mean (+-1); work in units of the row's largest magnitude so that no square "
+                   "overflows");
 }
 
 TEST_CASE("8.1 eps goes inside the root, and any eps above 0 is valid") {
   // Spreads of 1e-3, near sqrt(eps) = 3.2e-3: sqrt(var + eps) and sqrt(var) + eps differ by a third.
-  const Matrix x = from_rows(3, 4, {0, 0.001, 0.002, 0.003, 0.5, 0.5, 0.5, 0.5005, 0, 0, 0, 0});
+  const Matrix x = from_rows(4, 4, {0, 0.001, 0.002, 0.003, 0.5, 0.5, 0.5, 0.5005, 0, 0, 0, 0, 0, 1e-12, 0, 1e-12});
   const RowVector gamma = RowVector::Ones(4), beta = RowVector::Zero(4);
   INPUTS(x, gamma, beta);
   check_layer_norm(x, gamma, beta, 1e-5,
@@ -471,8 +473,8 @@ TEST_CASE("8.1 eps goes inside the root, and any eps above 0 is valid") {
   for (const double tiny : {1e-300, std::numeric_limits<double>::denorm_min()}) {
     CAPTURE(tiny);
     check_layer_norm(x, gamma, beta, tiny,
-                     "layer_norm with a tiny eps above 0 must normalise by sqrt(var + eps), and give 0 for a row of "
-                     "zeros (the contract allows any eps above 0)");
+                     "layer_norm with a tiny eps above 0 must normalise by sqrt(var + eps): (0, 1e-12, 0, 1e-12) gives "
+                     "(-1, 1, -1, 1), and a row of zeros 0 (the contract allows any eps above 0)");
   }
 }
 
@@ -697,11 +699,31 @@ TEST_CASE("8.3 numbers equal PyTorch's autograd through nn.LayerNorm") {
   }
 }
 
+TEST_CASE("8.3 a tiny eps is valid, and a spread of 1e-12 is normalised to unit size") {
+  // x = (0, 1e-12, 0, 1e-12) with eps = 1e-300: x_hat = (-1, 1, -1, 1) and s = 5e-13, so dx is of the
+  // order of 1e12: compared relative to its largest entry.
+  const Matrix x = from_rows(1, 4, {0, 1e-12, 0, 1e-12}), grad_out = from_rows(1, 4, {1, -2, 0.5, 3});
+  const RowVector gamma = row({1, 2, 0.5, -1});
+  INPUTS(x, gamma, grad_out);
+  const ch08::LayerNormGrads g = ch08::layer_norm_backward(x, gamma, 1e-300, grad_out);
+  const ch08::LayerNormGrads exact = backward_exact(x, gamma, 1e-300, grad_out);
+  const double scale = exact.dx.cwiseAbs().maxCoeff();
+  CHECK_MESSAGE(near(Matrix(g.dx / scale), Matrix(exact.dx / scale)),
+                said("layer_norm_backward's dx for (0, 1e-12, 0, 1e-12) with eps = 1e-300 must be (g - mean(g) - x_hat "
+                     "mean(g x_hat)) / s with s = 5e-13 (any eps above 0 is valid)",
+                     backward_mistakes(g.dx, 0, x, gamma, 1e-300, grad_out)));
+  CHECK_MESSAGE(near(g.dgamma, exact.dgamma),
+                said("layer_norm_backward's dgamma for (0, 1e-12, 0, 1e-12) with eps = 1e-300 must be grad_out * x_hat with "
+                     "x_hat = (-1, 1, -1, 1)",
+                     backward_mistakes(g.dgamma, 1, x, gamma, 1e-300, grad_out)));
+}
+
 TEST_CASE("8.3 entries beyond 1e154 give the gradient of the same row in smaller units") {
   // dx of x = 1e200 (1, 2, 3, 6) is 1e-200 times dx of (1, 2, 3, 6) with eps 1e-400 (0 to a
   // double): compared after multiplying both by 1e200, since near() is absolute below 1.
-  const Matrix x = from_rows(2, 4, {1e200, 2e200, 3e200, 6e200, 0x1p1000, 0x1p1000, 0x1p1000, 0x1p1000});
-  const Matrix grad_out = from_rows(2, 4, {1, -2, 0.5, 3, 1, -2, 0.5, 3});
+  const Matrix x = from_rows(3, 4, {1e200, 2e200, 3e200, 6e200, 0x1p1000, 0x1p1000, 0x1p1000, 0x1p1000,
+                                    0x1p1000, 0x1.00000000004p1000, 0x1p1000, 0x1.00000000004p1000});
+  const Matrix grad_out = from_rows(3, 4, {1, -2, 0.5, 3, 1, -2, 0.5, 3, 1, -2, 0.5, 3});
   const RowVector gamma = row({1, 2, 0.5, -1});
   INPUTS(x, gamma, grad_out);
   const ch08::LayerNormGrads g = ch08::layer_norm_backward(x, gamma, 1e-5, grad_out);
@@ -713,6 +735,11 @@ TEST_CASE("8.3 entries beyond 1e154 give the gradient of the same row in smaller
   CHECK_MESSAGE(near(Matrix(g.dx.row(1)), Matrix(exact.dx.row(1))),
                 said("layer_norm_backward's dx for a constant token of 2^1000 must be (g - mean(g)) / sqrt(eps): every "
                      "deviation is 0, so s = sqrt(eps)",
+                     backward_mistakes(g.dx, 0, x, gamma, 1e-5, grad_out)));
+  // Row 2: 2^1000 (1, 1 + 2^-40, 1, 1 + 2^-40), deviations of +-2^959: dx is of the order of 2^-959.
+  CHECK_MESSAGE(near(Matrix(g.dx.row(2) * 0x1p959), Matrix(exact.dx.row(2) * 0x1p959)),
+                said("layer_norm_backward's dx for the token 2^1000 (1, 1 + 2^-40, 1, 1 + 2^-40), whose spread is 2^-41 of "
+                     "its mean, must be 2^-959 times that of (-1, 1, -1, 1) with eps 0: x_hat is (-1, 1, -1, 1)",
                      backward_mistakes(g.dx, 0, x, gamma, 1e-5, grad_out)));
   CHECK_MESSAGE(near(g.dgamma, exact.dgamma),
                 said("layer_norm_backward's dgamma for tokens of entries beyond 1e154 must be the sum of grad_out * x_hat, "
