@@ -63,8 +63,7 @@ def course(root: Path, page: str) -> Path:
     for number, name in ((1, "01-fixture"), (2, "02-other")):
         folder = root / "chapters" / name
         folder.mkdir(parents=True, exist_ok=True)
-        manifest = {"number": number, "summary": "a fixture", "contract": "fixture.hpp",
-                    "exercises": [{"id": f"{number}.{k}", "source": f"ex{k}.cpp"} for k in (1, 2)]}
+        manifest = {"number": number, "contract": "contract.hpp", "summary": "a fixture.", "exercises": [{"id": f"{number}.{k}", "source": f"ex{k}.cpp"} for k in (1, 2)]}
         (folder / "chapter.json").write_text(json.dumps(manifest))
     folder = root / "chapters" / "01-fixture"
     (folder / "checks.cpp").write_text(CHECKS)
