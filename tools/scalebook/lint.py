@@ -627,6 +627,36 @@ def named_mistakes(c: ChapterFiles) -> Iterable[Problem]:
                                                 f"constexpr Named k...{{\"{mistake}\", \"WHAT IT DOES\"}}")
 
 
+def check_texts(c: ChapterFiles) -> Iterable[Problem]:
+    """A check's own text names no mistake and guesses none (a mistake is named on evidence only,
+    by suspect() and its kin: "known mistake [ID]"): no "known mistake" or "looks like" in a string
+    of the checks, no question, no reference to a comment the student does not see, no call of
+    detail::name_mistakes; and hints.md keys its advice on the id, never on a message's text."""
+    messages = check_messages(c.root)
+    files = [c.folder / c.chapter.checks] + ([c.folder / c.chapter.hidden_checks]
+                                              if c.chapter.hidden_checks and c.instructor else [])
+    for path in files:
+        text = code_only(c.text(path) or "")
+        for match in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', text):
+            literal, line = match.group(1), line_at(text, match.start())
+            if re.search(r"known mistake|looks like", literal):
+                yield Problem(c.rel(path), line, f"a mistake named in a check's own text: name it with suspect() on "
+                                                 f"evidence: {literal[:60]!r}")
+            if "?" in literal:
+                yield Problem(c.rel(path), line, f"a question in a message is a guess: state the rule, or name the "
+                                                 f"mistake on evidence: {literal[:60]!r}")
+            if messages is not None and messages.HIDDEN.search(literal):
+                yield Problem(c.rel(path), line, f"a message refers to a comment the student does not see: "
+                                                 f"{literal[:60]!r}")
+        if "name_mistakes" in text:
+            yield Problem(c.rel(path), line_of(text, r"name_mistakes"), "calls detail::name_mistakes, which names a "
+                                                                        "mistake without evidence: use suspect()")
+    for number, line in enumerate((c.text(c.folder / "hints.md") or "").splitlines(), start=1):
+        if line.startswith("If the check says"):
+            yield Problem(f"{c.name}/hints.md", number, "advice keyed on a message's text: write `If the check names "
+                                                        "[ID]: ADVICE`, the id its checks declare")
+
+
 def bug_zoo(c: ChapterFiles) -> Iterable[Problem]:
     """The build's rules for mutants: `mistake:` and `file:` (one of the sources) on every one; a
     hidden one (bugzoo/hidden/) also `# expect: TEXT`, the text a failing hidden check prints, and a
@@ -818,7 +848,7 @@ def plugins(c: ChapterFiles) -> Iterable[Problem]:
 
 CHAPTER_RULES: list[Callable[[ChapterFiles], Iterable[Problem]]] = [
     chapter_files, stray_files, remote_def, remote_types, contract, stubs_and_solutions, check_files, hints, lesson_page,
-    file_names_in_prose, named_mistakes, bug_zoo, lesson_data, code_spans, titles, helpers_shown, left_to_write,
+    file_names_in_prose, named_mistakes, check_texts, bug_zoo, lesson_data, code_spans, titles, helpers_shown, left_to_write,
     plugins]
 
 
