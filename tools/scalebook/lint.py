@@ -11,6 +11,7 @@ the chapter's folder, returning objects with file, line and message): one line e
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import time
@@ -82,11 +83,17 @@ def line_of(text: str, pattern: str, flags: int = re.M) -> int:
     return line_at(text, match.start()) if match else 0
 
 
+CODE_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', re.S)   # a comment, or a string kept whole
+
+
 def code_only(text: str) -> str:
     """C++ source with its comments blanked, lines and offsets kept."""
     def blank(match: re.Match) -> str:
-        return re.sub(r"[^\n]", " ", match.group(0)) if match.group(0).startswith("/") else match.group(0)
-    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', blank, text, flags=re.S)
+        found = match.group(0)
+        if not found.startswith("/"):
+            return found
+        return " " * len(found) if "\n" not in found else "".join(c if c == "\n" else " " for c in found)
+    return CODE_TOKEN.sub(blank, text)
 
 
 def declares(code: str, function: str) -> bool:
@@ -357,6 +364,12 @@ def lib_headers(root: Path) -> list[Path]:
     return sorted((root / "lib" / "include" / "scalebook").glob("*.hpp"))
 
 
+@functools.lru_cache(maxsize=None)
+def lib_types(root: Path) -> Declared:
+    """What lib's headers declare: read once for every chapter."""
+    return declared_types(lib_headers(root))
+
+
 def split_top(text: str) -> list[str]:
     """TEXT split at the commas outside <...>, (...) and {...}."""
     parts, depth, current = [], 0, ""
@@ -390,7 +403,7 @@ def remote_types(c: ChapterFiles) -> Iterable[Problem]:
         return
     headers = sorted(c.folder.glob("*.hpp"))
     chapter = declared_types(headers, c.text)
-    lib = declared_types(lib_headers(c.root))
+    lib = lib_types(c.root)
     contract = c.rel(c.folder / c.chapter.contract)
     crossing: dict[str, str] = {}   # a struct of the chapter -> the call it crosses in
     for line, exercise, function, types in remote_lines(text):
