@@ -5,7 +5,7 @@
 source/, which the image holds as /scalebook). Both hold setup.sh, autograder.json (the chapters
 graded, the limits, this tree's commit), COMMIT, and what grading reads of this tree: the build
 (CMakeLists.txt, cmake/), lib/, the chapters (contracts, checks, hidden checks, hints, points; not the
-bug zoo), the stubs (exercises/) and the tools (tools/workbook.py, tools/scalebook/); the zip also
+bug zoo), the term file (its points), the stubs (exercises/) and the tools (tools/workbook.py, tools/scalebook/); the zip also
 run_autograder, the context's source/ also prairielearn (the image's entrypoint). Not the solutions:
 the kit is configured with the stubs as its track when there are none (grading/kit.py), and builds
 the hidden checks all the same (cmake/Scalebook.cmake), so these grade exactly as ./workbook grade
@@ -47,7 +47,7 @@ from .intake import SOURCE_LIMIT
 HOME = Path("/autograder")
 CONFIG = "autograder.json"
 SHIPPED = ("CMakeLists.txt", "workbook", "cmake/", "lib/", "chapters/", "exercises/", "tools/workbook.py",
-           "tools/scalebook/")
+           "tools/scalebook/", "term.json")   # the term's points, which the grading kit's build reads
 LEFT_OUT = re.compile(r"(^|/)(bugzoo|__pycache__)/|\.pyc$")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)      # the earliest date a zip can hold: every entry's
 CMAKE_NEEDED = "3.25"                 # CMakeLists.txt's cmake_minimum_required
