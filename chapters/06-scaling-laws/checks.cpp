@@ -1325,7 +1325,7 @@ TEST_CASE("6.1 sizes that differ in their last digits have a slope") {
   INPUTS(n, l);
   ch06::PowerLaw fit;
   const std::string thrown = thrown_by([&] { fit = ch06::fit_power_law(n, l); });
-  REQUIRE_MESSAGE(thrown.empty(), "fit_power_law of the sizes 1 and 1 + 1e-10 threw \"" << thrown << "\": the sizes differ, so "
+  REQUIRE_MESSAGE(thrown.empty(), "fit_power_law of the sizes 1 and 1 + 1e-10 threw \"" << thrown << "\": the sizes are not all equal, so "
                                   "the slope exists; only sizes that are all equal have none");
   CHECK_MESSAGE((std::isfinite(fit.a) && std::isfinite(fit.alpha) && near(fit.alpha, 1.0, 1e-4)),
                 said("fit_power_law of N = 1, 1 + 1e-10 and L = 2, 2 (1 - 1e-10) must give alpha near 1 (ln L falls by 1e-10 "

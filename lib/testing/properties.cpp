@@ -95,4 +95,13 @@ rc::Gen<Matrix> gen_matrix(std::pair<Index, Index> rows, std::pair<Index, Index>
                          });
 }
 
+rc::Gen<std::tuple<Matrix, Matrix, Matrix>> gen_attention_inputs(Index most_queries, Index most_keys, Index most_width) {
+  return rc::gen::mapcat(rc::gen::tuple(gen_size(1, most_queries), gen_size(1, most_keys), gen_size(1, most_width), gen_size(1, most_width)),
+                         [](const std::tuple<Index, Index, Index, Index>& s) {
+                           const auto [n_q, n_k, d_k, d_v] = s;
+                           return rc::gen::tuple(gen_matrix_of(n_q, d_k, gen_number(-3, 3)), gen_matrix_of(n_k, d_k, gen_number(-3, 3)),
+                                                 gen_matrix_of(n_k, d_v, gen_number(-3, 3)));
+                         });
+}
+
 }  // namespace scalebook::testing

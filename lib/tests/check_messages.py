@@ -37,6 +37,8 @@ POINTER = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 LOCATION = re.compile(r"at \(\d+, \d+\)|at \[\d+\]|first at|shapes differ|differ in (length|shape)|\bin rows?\b|\bin (every )?columns?\b|"
                       r"\b(head|block|row|column|entry|fold|query|key|projection|tile|epoch|index|feature|"
                       r"unit|example|point)s? \d", re.IGNORECASE)
+# What a results line puts before each further failure's reason (lib/testing/doctest_main.cpp).
+FURTHER = "also failed: "
 HIDDEN = re.compile(r"in the (check'?s? )?comment|worked in the comment|example in the comment", re.IGNORECASE)
 # doctest's own rendering of an assertion: the expression and its decomposition ("a == b is 2 == 3",
 # "std::abs(x) < 1e-9 is 0.1 < 1e-09", "ok() is false").
@@ -60,7 +62,10 @@ def message_problems(message: str) -> list[str]:
     if RAW.search(message):
         problems.append(f"a raw doctest expression: {RAW.search(message).group(0)!r}")
     lead = re.split(r" \| |\n", message, maxsplit=1)[0]
-    if re.search(r"\bdiffers?\b", message) and not LOCATION.search(message):
+    # The first failure in full must say where its output differs; each further failure is a
+    # one-line reason ("also failed: ..."), whose detail the check's own run shows.
+    first = message.split(f"\n{FURTHER}", 1)[0]
+    if re.search(r"\bdiffers?\b", first) and not LOCATION.search(first):
         problems.append("it says the output differs but not where")
     crash = re.match(r"^(SIG[A-Z]+|crashed)", message)
     shows_input = "input: " in message or re.match(r"^[a-z_]+\(", lead) is not None

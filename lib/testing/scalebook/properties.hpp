@@ -66,21 +66,25 @@ PropertyOutcome run_property(const std::string& sentence, const std::function<vo
 /// their names, comma separated, as the report shows them). BODY returns "" where the property
 /// holds, else what breaks it. Returns the outcome; a failing property also fails the check.
 namespace detail {
-// The arguments a property's draws give its body: each draw one argument, or, when a single draw is
-// a pair or a tuple (arguments that depend on each other, such as q and k of one width), its parts.
+// The arguments a property's draws give its body: each draw one argument, or, when a draw is a pair
+// or a tuple (arguments that depend on each other, such as q and k of one width), its parts.
 template <class T>
 struct is_tuple_like : std::false_type {};
 template <class... T>
 struct is_tuple_like<std::tuple<T...>> : std::true_type {};
 template <class A, class B>
 struct is_tuple_like<std::pair<A, B>> : std::true_type {};
+template <class T>
+auto as_parts(const T& drawn) {
+  if constexpr (is_tuple_like<T>::value) {
+    return std::apply([](const auto&... parts) { return std::make_tuple(parts...); }, drawn);
+  } else {
+    return std::make_tuple(drawn);
+  }
+}
 template <class... T>
 auto as_arguments(const T&... drawn) {
-  if constexpr (sizeof...(T) == 1 && (is_tuple_like<T>::value && ...)) {
-    return std::apply([](const auto&... parts) { return std::make_tuple(parts...); }, drawn...);
-  } else {
-    return std::make_tuple(drawn...);
-  }
+  return std::tuple_cat(as_parts(drawn)...);
 }
 }  // namespace detail
 
@@ -131,5 +135,8 @@ rc::Gen<Index> gen_size(Index lo, Index hi);
 rc::Gen<Matrix> gen_matrix(std::pair<Index, Index> rows, std::pair<Index, Index> cols, rc::Gen<double> entry);
 /// A matrix of the given shape, entries from ENTRY.
 rc::Gen<Matrix> gen_matrix_of(Index rows, Index cols, rc::Gen<double> entry);
+/// Attention's (q, k, v): 1 to MOST_QUERIES queries, 1 to MOST_KEYS keys, d_k and d_v from 1 to
+/// MOST_WIDTH, entries in [-3, 3] in steps of 1/8.
+rc::Gen<std::tuple<Matrix, Matrix, Matrix>> gen_attention_inputs(Index most_queries, Index most_keys, Index most_width);
 
 }  // namespace scalebook::testing
