@@ -1,7 +1,8 @@
 # scalebook_add_chapter(): the mechanics every chapter shares, from its manifest.
 #
-# chapters/NN-topic/chapter.json says what the chapter is, for CMake (read here with string(JSON))
-# and for ./workbook alike (tools/scalebook/course.py):
+# chapters/NN-topic/chapter.json says what the chapter is, for CMake and for ./workbook alike; its one
+# parser is tools/scalebook/course.py (read_manifest: every field's type and default), whose digest
+# of the course CMake reads (CMakeLists.txt):
 #   number      3
 #   summary     what the chapter covers, for the book's main page and the student edition's README
 #   contract    the header students implement (attention_scaling.hpp)
@@ -9,6 +10,9 @@
 #   figures     figures/NAME.gp -> NAME.svg, drawn by draw_figure.cmake (its `set title` names the
 #               SVG; the page's caption is its title)
 #   bench       whether the chapter has a benchmark (./workbook bench N)
+#   lib         (optional) the sources of lib/src holding lib's copy of this chapter's answers,
+#               which only later chapters link (lib/CMakeLists.txt)
+#   tolerance   the loosest relative difference the checks allow a correct output (run --diff)
 #   exercises   in order: {id "3.1", source "ex1_dot_scores.cpp" (in exercises/, the reference's or a
 #               submission; one file per exercise recompiles only that one), functions (the contract
 #               functions it defines, as in remote.def), points (what each of its checks is worth)}
@@ -118,62 +122,17 @@ function(_scalebook_check_names file out)
   set(${out} "${names}" PARENT_SCOPE)
 endfunction()
 
-# _scalebook_read_manifest(CHAPTER_DIR): chapter.json's fields as CHAPTER_* variables of the caller.
+# _scalebook_read_manifest(CHAPTER_DIR): chapter.json's fields as CHAPTER_* variables of the caller,
+# from the course's digest (CMakeLists.txt includes build/<preset>/course.cmake, which
+# tools/scalebook/course.py wrote from the manifests: one parser, one set of defaults).
 function(_scalebook_read_manifest chapter_dir)
-  set(file "${chapter_dir}/chapter.json")
-  if(NOT EXISTS "${file}")
+  cmake_path(GET chapter_dir FILENAME name)
+  if(NOT name IN_LIST SCALEBOOK_COURSE_CHAPTERS)
     message(FATAL_ERROR "${chapter_dir} has no chapter.json (see cmake/Scalebook.cmake)")
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
-  file(READ "${file}" json)
-  foreach(key number summary contract checks lesson bench)
-    string(JSON value ERROR_VARIABLE error GET "${json}" ${key})
-    if(error)
-      message(FATAL_ERROR "${file}: ${error}")
-    endif()
-    string(TOUPPER "${key}" upper)
-    set(CHAPTER_${upper} "${value}" PARENT_SCOPE)
+  foreach(key NUMBER SUMMARY CONTRACT CHECKS LESSON BENCH HIDDEN_CHECKS FIGURES SOURCES POINTS)
+    set(CHAPTER_${key} "${SCALEBOOK_CHAPTER_${name}_${key}}" PARENT_SCOPE)
   endforeach()
-  string(JSON hidden ERROR_VARIABLE no_hidden GET "${json}" hidden_checks)
-  if(no_hidden)
-    set(hidden "")
-  endif()
-  set(CHAPTER_HIDDEN_CHECKS "${hidden}" PARENT_SCOPE)
-  string(JSON number GET "${json}" number)
-  set(figures)
-  string(JSON count LENGTH "${json}" figures)
-  if(count GREATER 0)
-    math(EXPR last "${count} - 1")
-    foreach(index RANGE ${last})
-      string(JSON figure GET "${json}" figures ${index})
-      list(APPEND figures "${figure}")
-    endforeach()
-  endif()
-  set(sources)
-  set(points)
-  string(JSON count LENGTH "${json}" exercises)
-  math(EXPR last "${count} - 1")
-  foreach(index RANGE ${last})
-    string(JSON id GET "${json}" exercises ${index} id)
-    math(EXPR expected "${index} + 1")
-    if(NOT id STREQUAL "${number}.${expected}")
-      message(FATAL_ERROR "${file}: exercise ${expected}'s id is '${id}', not ${number}.${expected}")
-    endif()
-    string(JSON source GET "${json}" exercises ${index} source)
-    string(JSON worth ERROR_VARIABLE no_points GET "${json}" exercises ${index} points)
-    if(no_points)
-      set(worth 1)
-    endif()
-    list(APPEND sources "${source}")
-    list(APPEND points "${id}=${worth}")
-  endforeach()
-  if(number LESS 10)
-    set(number "0${number}")
-  endif()
-  set(CHAPTER_NUMBER "${number}" PARENT_SCOPE)
-  set(CHAPTER_FIGURES "${figures}" PARENT_SCOPE)
-  set(CHAPTER_SOURCES "${sources}" PARENT_SCOPE)
-  set(CHAPTER_POINTS "${points}" PARENT_SCOPE)
 endfunction()
 
 # The implementation being checked (chNN_reference, chNN_track) and exercises.tsv.
@@ -288,14 +247,16 @@ function(_scalebook_chapter_checks)
   set(has_hidden "${has_hidden}" PARENT_SCOPE)
 endfunction()
 
-# The hidden checks (the manifest's hidden_checks): compiled where this build has them, the
-# instructor's tree's grading kit and reference track, never the student's loop or edition.
+# The hidden checks (the manifest's hidden_checks): compiled where this build has them, every
+# grading kit (the instructor's tree's, and the autograders' trees, which ship the hidden checks but
+# no solutions: grading/autograder.py) and the reference track, never the student's loop or edition
+# (whose manifests name no hidden_checks file: the release writes hidden_count instead).
 # chNN_hidden_objects, hidden_checks.tsv, and on the reference track chNN_hidden_checks with a
 # CTest test per hidden check (labels chNN and hidden).
 function(_scalebook_chapter_hidden_checks)
   set(has_hidden OFF)
   set(hidden_names)
-  if(CHAPTER_HIDDEN_CHECKS AND NOT SCALEBOOK_STUDENT_EDITION AND (SCALEBOOK_GRADING OR track_is_reference))
+  if(CHAPTER_HIDDEN_CHECKS AND (SCALEBOOK_GRADING OR (track_is_reference AND NOT SCALEBOOK_STUDENT_EDITION)))
     set(has_hidden ON)
     set(hidden_file "${chapter_dir}/${CHAPTER_HIDDEN_CHECKS}")
     if(NOT EXISTS "${hidden_file}")

@@ -42,6 +42,8 @@ COMMANDS = {
     "grade": ("scalebook.commands.grade", INSTRUCTOR, "instructors: grade submissions (./workbook grade --help)"),
     "gradescope-autograder": ("scalebook.commands.gradescope_autograder", INSTRUCTOR,
                               "instructors: write Gradescope's autograder zip (setup.sh, run_autograder, this grader)"),
+    "prairielearn-grader": ("scalebook.commands.prairielearn_grader", INSTRUCTOR,
+                            "instructors: write the Docker build context of PrairieLearn's external grader (this grader)"),
     "bench": ("scalebook.commands.bench", STUDENT,
               "time a chapter's benchmark: your code in the student edition, the reference here, against "
               "PyTorch when installed",
@@ -50,10 +52,17 @@ COMMANDS = {
     "release": ("scalebook.commands.release", INSTRUCTOR,
                 "instructors: write the student edition into DIR, or add the changes since the last "
                 "release to it as one commit"),
+    "new": ("scalebook.commands.new", INSTRUCTOR,
+            "authors: write every file a new exercise or chapter needs (./workbook new exercise 3 NAME, "
+            "./workbook new chapter 08-topic)"),
+    "lint": ("scalebook.commands.lint", INSTRUCTOR,
+             "authors: check the course's manifests, files, ids and rules in seconds, without a build"),
     "test": ("scalebook.commands.test", INSTRUCTOR,
              "maintainers and CI: build the reference track and run every test"),
     "mutate": ("maintainer.mutate", MAINTAINERS,
                "maintainers: mutation testing of a chapter's checks (./workbook mutate --help)"),
+    "measure-similarity": ("maintainer.measure_similarity", MAINTAINERS,
+                           "maintainers: the similarity signal's false positives and recall on known pairs"),
     "time": ("maintainer.timing", MAINTAINERS,
              "maintainers: time the edit loop, grading, the pages or the class analysis (./workbook time --help)"),
 }

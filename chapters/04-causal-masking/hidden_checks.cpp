@@ -3,7 +3,9 @@
 // The same contract as checks.cpp, on inputs no visible check uses: a submission tuned to the
 // visible checks (a sentinel large enough for their scores, a buffer as long as their sequences)
 // loses these points. Expected values are computed here by plain loops with std::exp. Each has a
-// mistake in bugzoo/hidden/ that passes every visible check and fails it.
+// mistake in bugzoo/hidden/ that passes every visible check and fails it. Each has a label, its
+// doctest description: what a student is shown of it (./workbook grade --show-hidden names), which
+// says what it covers and never its input (grading/hidden.py).
 #include <doctest/doctest.h>
 
 #include <cfloat>
@@ -89,7 +91,8 @@ constexpr Named kSentinel{"inline_sentinel",
 
 TEST_SUITE("04-causal-masking") {
 
-TEST_CASE("4.2 a causal mask over 96 tokens and a scattered mask over 80 keys") {
+TEST_CASE("4.2 a causal mask over 96 tokens and a scattered mask over 80 keys" *
+          doctest::description("4.2 every allowed entry counts, however long the row and whatever the mask's pattern")) {
   // Sequences longer than any visible check's: the rule does not stop at a length.
   Rng rng(4021);
   const Matrix causal_scores = 3.0 * normal_matrix(96, 96, rng);
@@ -112,7 +115,8 @@ TEST_CASE("4.2 a causal mask over 96 tokens and a scattered mask over 80 keys") 
                 "a softmax over all of its allowed entries, however long the row");
 }
 
-TEST_CASE("4.3 allowed scores at the lowest double keep all the weight when attention masks by itself") {
+TEST_CASE("4.3 allowed scores at the lowest double keep all the weight when attention masks by itself" *
+          doctest::description("4.3 masked positions take no weight in causal_attention, for scores of any size")) {
   // d_k = 1, every query DBL_MAX and every key -1: every score is exactly -DBL_MAX, so each query
   // weighs the keys it may see equally and outputs the mean of their values. A causal_attention
   // that masks with a finite sentinel (-1e9, -1e30, lowest()) instead of calling masked_softmax

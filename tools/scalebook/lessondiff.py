@@ -18,7 +18,6 @@ beside its counterpart instead of showing as one line removed and one added.
 from __future__ import annotations
 
 import difflib
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -73,8 +72,9 @@ def numbers_close(mine: str, book: str, tolerance: float = 0.0) -> bool:
 
 
 def tolerance_of(folder: Path) -> float:
-    """A chapter's "tolerance" (its manifest, chapter.json); 0 when it has none."""
-    return float(json.loads((folder / "chapter.json").read_text()).get("tolerance", 0.0))
+    """A chapter's "tolerance" (its manifest, chapter.json, read by the one parser); 0 when it has none."""
+    from .course import read_manifest
+    return read_manifest(folder).tolerance
 
 
 def classify(mine: str, book: str, tolerance: float = 0.0) -> str:

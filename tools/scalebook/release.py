@@ -17,13 +17,14 @@ from pathlib import Path
 
 from .errors import ReleaseError
 from .config import ROOT, is_edition, packages_for
-from .course import Chapter, check_names
+from .course import Chapter, check_names, manifest_folders
 from .loop.build import build
 from . import ui
 
 # Paths of the instructor's tree that the edition leaves out.
 LEFT_OUT = [r"^solutions/", r"^chapters/[^/]+/bugzoo/", r"^tools/tests/", r"^tools/maintainer/",
-            r"^cmake/apply_mutant\.py$", r"^\.ci/", r"^docs/tests/", r"^README\.md$", r"^docs/student-README\.md$"]
+            r"^cmake/apply_mutant\.py$", r"^\.ci/", r"^docs/tests/", r"^README\.md$", r"^docs/student-README\.md$",
+            r"^term\.json$"]
 README_SOURCE = ROOT / "docs" / "student-README.md"
 EDITION_NOTE = "scalebook, student edition\n"
 FIRST_CHECK_CHAPTER = 1            # the README shows what `./workbook check 1` prints on a fresh copy
@@ -40,6 +41,23 @@ def git(*args: str, cwd: Path, check: bool = True) -> str:
 
 def tracked(tree: Path) -> list[str]:
     return sorted(f for f in git("ls-files", "-z", cwd=tree).split("\0") if f)
+
+
+def tree_files(tree: Path) -> tuple[list[str], list[str]]:
+    """The files of TREE's working tree that release reads: git's tracked files that are still
+    there, and the files git does not track yet but does not ignore (a chapter being written);
+    returns (all of them, the untracked ones among them)."""
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=tree).split("\0")
+    untracked = set(git("ls-files", "-z", "--others", "--exclude-standard", cwd=tree).split("\0"))
+    files = sorted({f for f in listed if f and (tree / f).is_file()})
+    return files, [f for f in files if f in untracked]
+
+
+def left_out_chapters(chapters: list[Chapter], root: Path = ROOT) -> list[str]:
+    """Patterns for the folders of the chapters this tree has and the term leaves out (term.json)."""
+    kept = {c.folder for c in chapters}
+    return [rf"^(chapters|exercises|solutions|docs/prebuilt)/{re.escape(folder.name)}/"
+            for folder in manifest_folders(root) if folder.name not in kept]
 
 
 def without_instructor_sections(text: str) -> str:
@@ -151,15 +169,16 @@ def leaked_hidden_checks(target: Path, chapters: list[Chapter]) -> list[str]:
 
 
 def write_files(target: Path, chapters: list[Chapter], reference: Path, kept: dict[str, str]) -> None:
-    """Every file of the edition but its README, into TARGET (whose tracked files are gone)."""
+    """Every file of the edition but its README, into TARGET (a new folder): the working tree's files
+    (tracked or not yet), less what the edition leaves out and the chapters the term leaves out."""
     hidden = hidden_files(chapters)
     by_folder = {c.folder: c for c in chapters}
-    for name in tracked(ROOT):
-        if any(re.search(pattern, name) for pattern in LEFT_OUT) or name in hidden:
+    left_out = LEFT_OUT + left_out_chapters(chapters)
+    files, _ = tree_files(ROOT)
+    for name in files:
+        if any(re.search(pattern, name) for pattern in left_out) or name in hidden:
             continue
         source, copy = ROOT / name, target / name
-        if not source.exists():  # deleted in the working tree, not yet committed
-            continue
         copy.parent.mkdir(parents=True, exist_ok=True)
         manifest = re.match(r"^chapters/([^/]+)/chapter\.json$", name)
         if re.match(r"^chapters/[^/]+/lesson\.md$", name):

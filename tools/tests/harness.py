@@ -41,6 +41,21 @@ def copy_tree(target: Path) -> None:
             shutil.copy2(ROOT / name, target / name)
 
 
+FIXTURE_COURSE = TOOLS / "tests" / "fixtures" / "course"   # the tools' tests' own small course
+COURSE_FOLDERS = ("chapters", "exercises", "solutions")
+
+
+def fixture_tree(target: Path) -> None:
+    """This tree's tracked files into TARGET with the fixture course (tests/fixtures/course: chapters
+    1 and 3, a gap between them, a hidden check) in place of the real one, so that a test of the
+    tools holds whatever the real course becomes."""
+    copy_tree(target)
+    for folder in COURSE_FOLDERS:
+        shutil.rmtree(target / folder, ignore_errors=True)
+        shutil.copytree(FIXTURE_COURSE / folder, target / folder)
+    (target / "term.json").unlink(missing_ok=True)
+
+
 def load(path: Path):
     """A module from a file outside tools/ (lib/tests' helpers), by path."""
     spec = importlib.util.spec_from_file_location(path.stem, path)

@@ -2,13 +2,16 @@
 
 Collect each student's repository at the deadline into DIR/ID/ (a submission folder grading takes),
 with DIR/collection.json and DIR/collection.txt saying what was collected and what was late. The
-steps are grading/roster.py (the roster) and grading/collect.py (the repositories).
+steps are grading/roster.py (the roster), grading/trust.py (which repository a path names, and
+whose) and grading/collect.py (the repositories). Exit status 1 when a roster line or a repository's
+path was refused, or when nothing could be collected.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from .. import ui
@@ -16,6 +19,7 @@ from ..course import all_chapters
 from ..errors import UsageError, WorkbookError
 from ..grading.collect import REPORT, SUMMARY, collect_class
 from ..grading.roster import parse_when, read_roster, time_zone
+from ..grading.supervise import CHILDREN
 from ..loop.setup import instructors_only
 
 
@@ -60,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give --deadline WHEN (or --now to take what is there now)")
     students, refused = read_roster(args.roster, args.timezone)
     out = args.out.resolve()
+    os.umask(0o077)  # the collection (whole histories, the class's work) is the collecting user's alone
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {args.out}: not a folder")
     print(f"Collecting {len(students)} repositories into {out}" +
@@ -67,17 +72,24 @@ def run(args: argparse.Namespace) -> int:
     width = max([len(s.id) for s in students] + [2])
 
     def progress(entry: dict) -> None:
-        colour = ui.green if entry["status"] == "collected" else ui.yellow
+        colour = ui.green if entry["status"] == "collected" else ui.red if entry["status"] == "refused" else ui.yellow
         detail = (entry.get("commit") or "")[:10] or entry.get("message", "")
         later = f" ({entry['later_count']} later)" if entry.get("later_count") else ""
-        print(f"  {entry['id'].ljust(width)}  {colour(entry['status'])}  {detail}{later}", flush=True)
+        flags = "".join(f"\n  {' ' * width}  {ui.red('FLAGGED')}: {flag}" for flag in entry.get("flags", []))
+        print(f"  {entry['id'].ljust(width)}  {colour(entry['status'])}  {detail}{later}{flags}", flush=True)
 
+    CHILDREN.install("collect")  # Ctrl-C ends every git this run started, at once
     report = collect_class(students, refused, out, all_chapters(), deadline, args.now, args.repo_timeout,
                            args.jobs, args.roster.resolve().parent, progress)
     for line in refused:
         print(f"  {ui.red('refused')} roster line {line.line}: {line.reason}")
     collected = sum(e["status"] == "collected" for e in report["students"])
+    turned_away = sum(e["status"] == "refused" for e in report["students"])
     print(f"{collected} of {len(report['students'])} collected in {report['seconds']:.1f} s; "
           f"{out / SUMMARY}, {out / REPORT}")
+    if students and not collected:
+        print(ui.red("collect: nothing could be collected (each student's line in the report says why)"),
+              file=sys.stderr)
+        return 1
     print(f"grade them with: ./workbook grade --roster {args.roster} {os.path.relpath(out)}/*/")
-    return 1 if refused else 0
+    return 1 if turned_away else 0

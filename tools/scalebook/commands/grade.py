@@ -20,19 +20,20 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import stat
 from pathlib import Path
 
 from ..config import GRADING_BUILD, Settings, commit
-from ..course import UsageError, all_chapters, resolve_chapter
+from ..course import UsageError, resolve_chapter, term_chapters
+from ..files import private, write_json
 from ..grading import sandbox
-from ..grading.collect import collection_record
-from ..grading.export import FORMATS, NEEDS_ROSTER, save_request, write_requested
+from ..grading.collect import absent_students, collection_record
+from ..grading.export import (AUTOGRADER_FORMATS, FORMATS, NEEDS_ROSTER, check_request, options_of,
+                              request_problems, save_request, write_requested)
 from ..grading.intake import Refused, fingerprint, refusal, refused_name, take_sources
 from ..grading.kit import assemble_kit, build_kit
 from ..grading import regrade
 from ..grading.hidden import DEFAULT_POLICY, POLICIES
+from ..grading.pages import CLASS_FACTS
 from ..grading.report import read_record, refused_report, write_report
 from ..grading.roster import read_roster
 from ..grading.run import Run, run_local, run_merge, run_task, submit_to_slurm
@@ -54,11 +55,13 @@ LIMIT_OPTIONS = [  # option, Settings field, what it bounds
 
 
 def add_export_options(parser: argparse.ArgumentParser) -> None:
-    """--export and what the LMS formats need: the roster, the assignment's name and ids, columns."""
-    exports = parser.add_argument_group("exports for an LMS, from this run's reports, into DIR/exports/ "
-                                        "(tools/scalebook/grading/export/)")
+    """--export and what the gradebook files need: the roster, the assignment's name and ids, columns."""
+    exports = parser.add_argument_group("gradebook files to import into an LMS, from this run's reports, into "
+                                        "DIR/exports/ (tools/scalebook/grading/export/)")
     exports.add_argument("--export", metavar="FORMATS",
-                         help=f"comma-separated: {', '.join(FORMATS)} (canvas and moodle need --roster)")
+                         help=f"comma-separated: {', '.join(FORMATS)} (each needs --roster). The autograders' own "
+                              f"results.json per submission ({', '.join(AUTOGRADER_FORMATS)}) are written where this "
+                              "grader runs inside Gradescope or PrairieLearn; no LMS imports them from here")
     exports.add_argument("--roster", type=Path, metavar="ROSTER",
                          help="the class's roster (id,name,email,repository[,deadline,section,login,canvas_id]): "
                               "the gradebooks' rows, a submission named by its id; its students without a "
@@ -70,9 +73,15 @@ def add_export_options(parser: argparse.ArgumentParser) -> None:
                               "with --per-chapter; without it Canvas makes a new assignment")
     exports.add_argument("--per-chapter", action="store_true",
                          help="one gradebook column per chapter graded (default: one column, the total)")
+    exports.add_argument("--scale-to", type=float, metavar="MAX",
+                         help="Canvas's and Moodle's grades as points scaled to MAX (e.g. 100), each column out of MAX "
+                              "(default: the points; Moodle refuses a grade above 100 unless the site allows more)")
     exports.add_argument("--moodle-key", choices=("email", "idnumber"), default="email",
                          help="how Moodle finds each student: the roster's email (default) or its id as Moodle's "
                               "ID number")
+    exports.add_argument("--prairielearn-qid", metavar="QID[,QID...]",
+                         help="the PrairieLearn question that takes the grade (its folder under questions/); one per "
+                              "chapter with --per-chapter")
 
 
 def add_limit_and_slurm_options(parser: argparse.ArgumentParser, defaults: Settings) -> None:
@@ -98,16 +107,19 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="submissions graded at once, at most the cores (default: the cores)")
     parser.add_argument("--chapters", metavar="LIST",
-                        help="grade only these chapters, e.g. 3,4 (an assignment); default: all")
+                        help="grade only these chapters, e.g. 3,4 (an assignment); default: the term's (term.json), "
+                             "or every chapter")
     parser.add_argument("--resume", action="store_true",
                         help="skip submissions whose report was made from the same inputs (files, kit, limits)")
     parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy",
                         help="what a student's report, page and exports show of the hidden checks: a count per "
-                             "chapter (count, the default) or each one's name and verdict (names)")
+                             "chapter (count, the default) or each one's label (what it covers, never its input) and "
+                             "whether it passed (names)")
     parser.add_argument("--compare", type=Path, metavar="OLD_DIR",
                         help="a regrade: grade into --out (a new folder), reusing OLD_DIR's verdicts whose inputs did "
                              "not change, and show every verdict that changed; OLD_DIR is not touched until "
-                             "./workbook grade --accept NEW_DIR --into OLD_DIR")
+                             "./workbook grade --accept NEW_DIR --into OLD_DIR. Given again after a stop, the same "
+                             "command resumes the preview")
     add_limit_and_slurm_options(parser, defaults)
     add_export_options(parser)
     parser.add_argument("--similar-to", action="append", type=Path, default=[], metavar="FOLDER",
@@ -129,7 +141,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     absent = [str(f) for f in args.similar_to if not f.is_dir()]
     if absent:
         parser.error(f"--similar-to: not a folder: {', '.join(absent)}")
-    args.chapter_list = all_chapters()
+    args.chapter_list = term_chapters()
     if args.chapters:
         try:
             args.chapter_list = [resolve_chapter(c.strip()) for c in args.chapters.split(",")]
@@ -138,18 +150,21 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     args.settings = Settings(**numbers)
     args.export_request = export_request(parser, args)
     if args.compare is not None:
-        if args.resume or args.slurm is not None:
-            parser.error("--compare grades a new folder here: not with --resume or --slurm")
+        if args.slurm is not None:
+            parser.error("--compare grades a new folder here: not with --slurm")
         why = regrade.compare_refusal(args.compare.resolve(), Path(args.out).resolve())
         if why:
             parser.error(f"--compare: {why}")
+        # The same command again, after a stop: what was graded already is kept (--resume's rule).
+        args.resume = args.resume or regrade.is_preview_of(Path(args.out).resolve(), args.compare.resolve())
     return args
 
 
 def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict | None:
     """What --export asks for, checked now (before any grading): known formats, the roster a gradebook
-    needs, as many Canvas ids as columns. A roster given is read now too: its refused lines, its
-    students without a submission and the submissions it does not name are said."""
+    needs, as many Canvas ids as columns, names and question ids the importers would read as asked
+    (export.request_problems). A roster given is read now too: its refused lines, its students
+    without a submission and the submissions it does not name are said."""
     roster = None
     if args.roster is not None:
         try:
@@ -170,9 +185,11 @@ def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     if not args.export:
         return None
     formats = [f.strip() for f in args.export.split(",") if f.strip()]
-    unknown = [f for f in formats if f not in FORMATS]
+    unknown = [f for f in formats if f not in FORMATS + AUTOGRADER_FORMATS]
     if unknown or not formats:
-        parser.error(f"--export: unknown format {', '.join(unknown) or '(none)'}; the formats are {', '.join(FORMATS)}")
+        parser.error(f"--export: unknown format {', '.join(unknown) or '(none)'}; the formats are {', '.join(FORMATS)}"
+                     + (" (prairielearn is PrairieLearn's scores upload; its external grader's results.json is "
+                        "prairielearn-results)" if "prairielearn-results" in unknown else ""))
     if any(f in NEEDS_ROSTER for f in formats) and args.roster is None:
         parser.error(f"--export {','.join(f for f in formats if f in NEEDS_ROSTER)} needs --roster ROSTER "
                      "(a gradebook's rows are the roster's students)")
@@ -181,8 +198,19 @@ def export_request(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     if ids and len(ids) != wanted:
         parser.error(f"--assignment-id: {len(ids)} ids for {wanted} column{'s' if wanted > 1 else ''} "
                      f"({'one per chapter graded' if args.per_chapter else 'the total'})")
-    return {"formats": formats, "roster": roster, "assignment": args.assignment, "assignment_ids": list(ids),
-            "per_chapter": args.per_chapter, "moodle_key": args.moodle_key}
+    if args.scale_to is not None and not 0 < args.scale_to <= 1e6:
+        parser.error(f"--scale-to: {args.scale_to:g} is not a maximum grade (a number above 0)")
+    if "prairielearn" in formats and not args.prairielearn_qid:
+        parser.error("--export prairielearn needs --prairielearn-qid QID: the question (its folder under questions/) "
+                     "whose score each row sets")
+    qids = tuple(q.strip() for q in args.prairielearn_qid.split(",")) if args.prairielearn_qid else ()
+    request = {"formats": formats, "roster": roster, "assignment": args.assignment, "assignment_ids": list(ids),
+               "per_chapter": args.per_chapter, "moodle_key": args.moodle_key, "scale_to": args.scale_to,
+               "qids": list(qids)}
+    problems = request_problems(request, options_of(request, {}, [], args.chapter_list))
+    if problems:
+        parser.error("; ".join(problems))
+    return request
 
 
 def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list[str]]:
@@ -231,20 +259,6 @@ def take_in(args, out_dir: Path, kit: dict, plan: Run) -> tuple[list[dict], list
     return reports, todo
 
 
-def grader_only(out_dir: Path) -> None:
-    """The output folder and all it holds readable and writable by the grading user only (0700
-    folders and programs, 0600 files): a class's sources, scores and feedback are nobody else's.
-    New files get that from the umask this command sets; this takes away what an earlier run
-    left open, or what a copy kept of its source's mode."""
-    for path in [out_dir, *out_dir.rglob("*")]:
-        try:
-            info = path.lstat()
-            if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o077:
-                path.chmod(stat.S_IMODE(info.st_mode) & 0o700)
-        except OSError:
-            pass
-
-
 def with_collection(args, plan: Run, reports: list[dict], out_dir: Path) -> None:
     """What `collect` recorded of each submission taken in (grading/collect.py: the collection.json
     beside its folder), kept in the plan for its report: the commit graded. A report kept by --resume
@@ -274,13 +288,12 @@ def main(argv: list[str]) -> int:
         return regrade.accept_command(argv)
     packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, CHILDREN.stop)
+    CHILDREN.install("grade")
     sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
     out_dir = Path(args.out).resolve()
     (out_dir / "ctest").mkdir(mode=0o700, parents=True, exist_ok=True)
-    grader_only(out_dir)
+    private(out_dir)
     with regrade.grading_lock(out_dir):
         return grade_locked(args, out_dir)
 
@@ -289,6 +302,9 @@ def grade_locked(args, out_dir: Path) -> int:
     log("Building the grading kit (this tree's checks, once)...")
     built = build_kit(GRADING_BUILD, args.chapter_list)
     kit = assemble_kit(built, GRADING_BUILD, args.chapter_list, args.settings, out_dir / "ctest" / "kit")
+    refusal_of_export, _ = check_request(args.export_request, kit, args.chapter_list)
+    if refusal_of_export:  # before grading anything: the file asked for could not be imported
+        raise UsageError(refusal_of_export)
     # From here on everything this run writes, and its steps and boxes, is the grading user's alone
     # (the kit's build folder above is the instructor's, made with the instructor's umask).
     os.umask(0o077)
@@ -301,9 +317,11 @@ def grade_locked(args, out_dir: Path) -> int:
     plan.references = [str(folder.resolve()) for folder in args.similar_to]
     reports, todo = take_in(args, out_dir, kit, plan)
     with_collection(args, plan, reports, out_dir)
+    roster = read_roster(args.roster, deadlines=False)[0] if args.roster is not None else None
+    write_json(out_dir / CLASS_FACTS, {"absent": absent_students(args.submissions, roster)})  # the class page's
     write_tree(out_dir, list(plan.submissions))
     plan.save()
-    grader_only(out_dir)  # the kit's copies kept their sources' modes
+    private(out_dir)  # the kit's copies kept their sources' modes
     save_request(out_dir, args.export_request)
     if args.slurm is not None:
         return submit_to_slurm(args, out_dir, todo)  # the merge job writes the exports

@@ -21,6 +21,12 @@ instructions merges beside their code; a fix to code they changed too is left be
 as FILE.erratum.diff, to make by hand). The benchmarks are measured again only with --measure, so
 that an erratum carries nothing but the erratum. Any other DIR is refused before anything is done.
 Submissions made from the edition are graded by this tree: `./workbook grade`.
+
+Release reads this tree's working tree: its files as they are, those git tracks and those it does
+not track yet (a chapter being written; not those .gitignore ignores), and only the chapters of the
+term when there is a term file (term.json: which chapters, in which order; the others are left out,
+and no chapter is renumbered). The edition is written into a folder beside DIR and committed at the
+end, so that a release that fails or is stopped leaves DIR as the last release left it.
 """
 from __future__ import annotations
 
@@ -28,18 +34,19 @@ import argparse
 import os
 import pwd
 import re
+import shutil
 import stat
-import subprocess
+import tempfile
 import time
 from pathlib import Path
 from shlex import quote
 
 from ..config import ROOT, commit
-from ..course import Chapter, all_chapters
+from ..course import Chapter, all_chapters, term_chapters
 from ..loop.setup import instructors_only
 from .. import ui
 from ..release import (FIRST_CHECK_CHAPTER, author, ccache_dir, first_check, git, measure_benchmarks, readme,
-                       refusal, run_lessons, stage, tracked, write_files)
+                       refusal, run_lessons, stage, tracked, tree_files, write_files)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -167,23 +174,61 @@ def push_lines(target: Path, branch: str) -> list[str]:
     return lines
 
 
-def write_edition(args, chapters: list[Chapter]) -> None:
-    """Stages 1 to 4: lessons, benchmark figures, files and README in DIR."""
-    target = args.target
+def write_edition(args, chapters: list[Chapter], staging: Path) -> None:
+    """Stages 1 to 4: lessons, benchmark figures, files and README, into STAGING (a new folder
+    beside DIR: DIR itself is not touched until stage 5)."""
     stage(1, "The lessons' output and figures, from the reference")
     reference = run_lessons(chapters)
     stage(2, "The benchmarks' figures")
     kept = benchmark_figures(args, chapters)
     stage(3, "The edition's files")
-    if args.update:
-        for name in tracked(target):
-            (target / name).unlink(missing_ok=True)
-    target.mkdir(parents=True, exist_ok=True)
-    write_files(target, chapters, reference, kept)
-    ui.say(f"  {sum(1 for p in target.rglob('*') if p.is_file() and '.git' not in p.relative_to(target).parts)} files")
+    _, untracked = tree_files(ROOT)
+    if untracked:
+        ui.say(f"  from the working tree, including {len(untracked)} file{'s' if len(untracked) > 1 else ''} git does "
+               f"not track yet: {', '.join(untracked[:5])}{' ...' if len(untracked) > 5 else ''}")
+    write_files(staging, chapters, reference, kept)
+    ui.say(f"  {sum(1 for p in staging.rglob('*') if p.is_file())} files")
     stage(4, f"The README: what ./workbook check {FIRST_CHECK_CHAPTER} shows on a fresh copy (a scratch build)")
-    (target / "README.md").write_text(readme(chapters, first_check(target, ccache_dir(reference)), kept))
-    ui.say(f"  README.md: {len((target / 'README.md').read_text().encode())} bytes")
+    (staging / "README.md").write_text(readme(chapters, first_check(staging, ccache_dir(reference)), kept))
+    ui.say(f"  README.md: {len((staging / 'README.md').read_text().encode())} bytes")
+
+
+def commit_new(target: Path, staging: Path, message: str) -> str:
+    """A first release: STAGING gets its history, then becomes TARGET (one rename)."""
+    git("init", "-q", "-b", "main", cwd=staging)
+    git("add", "-A", cwd=staging)
+    changed = git("diff", "--cached", "--stat", "--stat-width=100", cwd=staging)
+    git(*author(), "commit", "-q", "-m", message, cwd=staging)
+    if target.exists():
+        target.rmdir()  # empty (refusal() said so)
+    staging.rename(target)
+    return changed
+
+
+def commit_update(target: Path, staging: Path, message: str) -> str:
+    """An erratum: STAGING's files committed onto TARGET's history without touching TARGET's files;
+    then TARGET's work tree is moved to that commit by git (files the release dropped are deleted).
+    Nothing changed: no commit, "" returned. A failure before the commit leaves TARGET as it was."""
+    with_tree = ["--git-dir", str(target / ".git"), "--work-tree", str(staging)]
+    before = git("rev-parse", "HEAD", cwd=target).strip()
+    try:
+        git(*with_tree, "add", "-A", cwd=staging)
+        changed = git(*with_tree, "diff", "--cached", "--stat", "--stat-width=100", cwd=staging)
+        if not changed.strip():
+            return ""
+        git(*author(), *with_tree, "commit", "-q", "-m", message, cwd=staging)
+    except BaseException:
+        git("reset", "-q", cwd=target, check=False)  # the index back to the last release
+        raise
+    for name in git("diff", "--name-only", "-z", "--diff-filter=D", before, "HEAD", cwd=target).split("\0"):
+        if name:
+            (target / name).unlink(missing_ok=True)
+            for folder in (target / name).parents:  # a chapter left out: its folders too, as git does
+                if folder == target or not folder.is_dir() or any(folder.iterdir()):
+                    break
+                folder.rmdir()
+    git("reset", "-q", "--hard", cwd=target)
+    return changed
 
 
 def main(argv: list[str]) -> int:
@@ -191,20 +236,30 @@ def main(argv: list[str]) -> int:
     args = parse(argv)
     target, update = args.target, args.update
     started = time.monotonic()
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no", cwd=ROOT, check=False).strip())
+    dirty = bool(git("status", "--porcelain", cwd=ROOT, check=False).strip())
     source = f"{commit(ROOT)}{' with uncommitted changes' if dirty else ''}"
     ui.say(ui.bold(f"{'Updating the student edition in' if update else 'Writing the student edition to'} "
                    f"{target}, from this tree at {source}"))
-    write_edition(args, all_chapters())
-    stage(5, "Committing")
-    if not update:
-        subprocess.run(["git", "init", "-q", "-b", "main"], cwd=target, check=True)
-    git("add", "-A", cwd=target)
-    changed = git("diff", "--cached", "--stat", "--stat-width=100", cwd=target)
+    chapters = term_chapters()
+    if [c.folder for c in chapters] != [c.folder for c in all_chapters()]:
+        ui.say(f"  the term (term.json): chapters {', '.join(str(c.number) for c in chapters)}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Everything is written into a folder beside DIR first, so that a release that fails or is
+    # stopped half-way leaves DIR as it was (the next release then takes it as usual).
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.release-", dir=target.parent))
+    # mkdtemp's folder is the owner's alone; the edition's is the mode DIR has, or a new folder's.
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o777 & ~umask)
+    try:
+        write_edition(args, chapters, staging)
+        stage(5, "Committing")
+        message = (args.message or "The student edition") + f"\n\nReleased from scalebook {source}.\n"
+        changed = commit_update(target, staging, message) if update else commit_new(target, staging, message)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     if update and not changed.strip():
         ui.say(f"  nothing changed since the last release: no commit made ({time.monotonic() - started:.0f} s)")
         return 0
-    message = (args.message or "The student edition") + f"\n\nReleased from scalebook {source}.\n"
-    git(*author(), "commit", "-q", "-m", message, cwd=target)
     say_published(args, source, changed, started)
     return 0

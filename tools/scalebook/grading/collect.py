@@ -31,10 +31,12 @@ import shutil
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from ..course import Chapter
-from ..files import atomic_write, read_json, write_json
+from ..files import atomic_write, private, read_json, write_json
 from ..verdicts import safe_text
+from . import trust
 from .intake import SOURCE_LIMIT
 from .git_hardened import GitTimeout, address, git, git_environment, is_local, last_error
 from .roster import Refused, Student, without_credentials
@@ -48,10 +50,14 @@ class Collector:
     """One collection run: the roster's students into OUT, their repositories fetched JOBS at once."""
 
     def __init__(self, out: Path, chapters: list[Chapter], deadline: datetime.datetime | None, now: bool,
-                 timeout: float, roster_folder: Path):
+                 timeout: float, roster_folder: Path, places: dict[str, "Place"] | None = None):
         self.out, self.chapters, self.deadline, self.now = out, chapters, deadline, now
         self.timeout, self.roster_folder = timeout, roster_folder
+        self.places = places or {}                # student id -> what their roster line names
         self.env = git_environment()
+        trusted = [p.local.real for p in self.places.values() if p.local and p.local.real and not p.local.refusal]
+        if trusted:  # each local repository trusted by its real path, in a global config of this run's own
+            self.env["GIT_CONFIG_GLOBAL"] = str(trust.trust_config(out / WORK / "gitconfig", trusted))
         self.locks: dict[str, threading.Lock] = {}
         self.fetched: dict[str, dict] = {}        # mirror -> what its fetch gave (once per run)
         self.guard = threading.Lock()
@@ -63,23 +69,27 @@ class Collector:
     def mirror_of(self, where: str) -> Path:
         return self.out / MIRRORS / (hashlib.sha256(where.encode()).hexdigest()[:20] + ".git")
 
-    def fetch(self, where: str) -> dict:
-        """Fetches WHERE's HEAD and branches into its mirror once per run (students sharing a
+    def fetch(self, place: "Place") -> dict:
+        """Fetches PLACE's HEAD and branches into its mirror once per run (students sharing a
         repository share it). Returns {"mirror", "error"|None, "status", "changed"}."""
-        mirror = self.mirror_of(where)
+        mirror = self.mirror_of(place.key)
         with self.guard:
             lock = self.locks.setdefault(str(mirror), threading.Lock())
         with lock:
             if str(mirror) in self.fetched:
                 return self.fetched[str(mirror)]
-            result = self.fetch_once(where, mirror)
+            result = self.fetch_once(place, mirror)
             self.fetched[str(mirror)] = result
             return result
 
-    def fetch_once(self, where: str, mirror: Path) -> dict:
+    def fetch_once(self, place: "Place", mirror: Path) -> dict:
+        """PLACE's source (a local repository's real path, or the URL) fetched into MIRROR; a local
+        one read by git-upload-pack as the repository's owner where collect may take that user."""
         started = time.monotonic()
-        if is_local(where) and not Path(where).exists():
+        where = place.source
+        if place.local is not None and not place.local.real:
             return {"mirror": mirror, "status": "missing", "error": "no repository at this path"}
+        upload = ["--upload-pack", place.upload] if place.upload else []
         fresh = not (mirror / "HEAD").exists()
         if fresh:
             mirror.parent.mkdir(parents=True, exist_ok=True)
@@ -88,21 +98,21 @@ class Collector:
                 return {"mirror": mirror, "status": "unreachable", "error": last_error(made.stderr, where)}
         try:
             fetched = git(["-C", str(mirror), "fetch", "--quiet", "--no-tags", "--prune", "--no-recurse-submodules",
-                           "--no-write-fetch-head", "--", where, "+HEAD:refs/collect/head", "+refs/heads/*:refs/heads/*"],
-                          self.timeout, self.env)
+                           "--no-write-fetch-head", *upload, "--", where, "+HEAD:refs/collect/head",
+                           "+refs/heads/*:refs/heads/*"], self.timeout, self.env)
         except GitTimeout:
             return {"mirror": mirror, "status": "unreachable",
                     "error": f"no answer within {self.timeout:g} s (--repo-timeout)"}
         if fetched.returncode != 0:
-            status, error = self.why_not(where, fetched.stderr)
+            status, error = self.why_not(where, upload, fetched.stderr)
             return {"mirror": mirror, "status": status, "error": error}
         return {"mirror": mirror, "status": "fetched", "error": None, "fresh": fresh,
                 "seconds": round(time.monotonic() - started, 2)}
 
-    def why_not(self, where: str, stderr: bytes) -> tuple[str, str]:
+    def why_not(self, where: str, upload: list[str], stderr: bytes) -> tuple[str, str]:
         """Why a fetch failed: an empty repository, one whose HEAD names no branch, or unreachable."""
         try:
-            listed = git(["ls-remote", "--symref", "--", where], self.timeout, self.env)
+            listed = git(["ls-remote", "--symref", *upload, "--", where], self.timeout, self.env)
         except GitTimeout:
             return "unreachable", last_error(stderr, where)
         if listed.returncode != 0:
@@ -120,11 +130,17 @@ class Collector:
     def collect(self, student: Student) -> dict:
         """STUDENT's entry of the report, their submission folder written (or removed: nothing collected)."""
         deadline = student.deadline or self.deadline
-        where = address(student.repository, self.roster_folder)
+        place = self.places.get(student.id) or place_of(student, self.roster_folder)
         entry = {"id": student.id, "line": student.line, "repository": without_credentials(student.repository),
                  "deadline": deadline.isoformat() if deadline else None, "now": self.now,
                  "extension": student.deadline is not None, "collected_at": self.collected_at.isoformat()}
-        fetched = self.fetch(where)
+        if place.local is not None and place.local.real:
+            entry.update(real_path=place.local.real, owner=trust.user(place.local.owner))
+        if place.local is not None and place.local.refusal:
+            entry.update(status="refused", message=f"the repository's path is refused: {place.local.refusal}")
+            self.remove_folder(student.id)
+            return entry
+        fetched = self.fetch(place)
         if fetched["error"]:
             entry.update(status=fetched["status"], message=fetched["error"])
             self.remove_folder(student.id)
@@ -154,7 +170,8 @@ class Collector:
             files, notes = earlier["files"], earlier.get("notes", [])
         else:
             files, notes = self.write_folder(mirror, chosen["commit"], student.id)
-        entry.update(status="collected", commit=chosen["commit"], commit_date=chosen["date"], files=files, notes=notes,
+        entry.update(status="collected", commit=chosen["commit"], commit_date=chosen["date"], files=files,
+                     notes=[*(place.local.notes if place.local else ()), *notes],
                      message=f"{len(files)} exercise file{'s' if len(files) != 1 else ''}")
         return entry
 
@@ -296,13 +313,52 @@ def shown(commit: dict) -> dict:
     return {"commit": commit["commit"], "date": commit["date"], "subject": commit["subject"]}
 
 
+class Place(NamedTuple):
+    """What a roster line's repository is: KEY names its mirror and says which lines share one
+    repository (a local one's real path, a URL without its credentials), SOURCE is what git fetches
+    (the real path, never the path as written), LOCAL what grading/trust.py found of a local path,
+    UPLOAD the git-upload-pack that reads it as its owner (or None)."""
+    key: str
+    source: str
+    local: trust.Local | None
+    upload: str | None
+
+
+def place_of(student: Student, roster_folder: Path) -> Place:
+    where = address(student.repository, roster_folder)
+    if not is_local(where):
+        return Place(without_credentials(where), where, None, None)
+    local = trust.inspect(where)
+    if not local.real or local.refusal:
+        return Place(local.real or where, local.real or where, local, None)
+    return Place(local.real, local.real, local, trust.upload_pack(local))
+
+
+def shared_repositories(students: list[Student], places: dict[str, Place]) -> dict[str, list[str]]:
+    """Student id -> a flag per other roster line whose repository is the same (after resolving)."""
+    by_key: dict[str, list[Student]] = {}
+    for student in students:
+        place = places[student.id]
+        if place.local is None or (place.local.real and not place.local.refusal):  # a refusal names the real path
+            by_key.setdefault(place.key, []).append(student)
+    flags: dict[str, list[str]] = {}
+    for key, sharing in by_key.items():
+        for student in sharing if len(sharing) > 1 else []:
+            others = ", ".join(f"line {o.line} ({o.id})" for o in sharing if o is not student)
+            flags[student.id] = [f"one repository for several roster lines: {safe_text(key, 200)} is also {others}'s"]
+    return flags
+
+
 def collect_class(students: list[Student], refused: list[Refused], out: Path, chapters: list[Chapter],
                   deadline: datetime.datetime | None, now: bool, timeout: float, jobs: int,
                   roster_folder: Path, progress=None) -> dict:
-    """Collects every student into OUT, JOBS repositories at once, and writes collection.json and
-    collection.txt. Returns the report."""
-    out.mkdir(parents=True, exist_ok=True)
-    collector = Collector(out, chapters, deadline, now, timeout, roster_folder)
+    """Collects every student into OUT (the collecting user's alone: 0700 folders, 0600 files), JOBS
+    repositories at once, and writes collection.json and collection.txt. Returns the report."""
+    out.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private(out)  # what an earlier run (or an older collect) left open to others
+    places = {s.id: place_of(s, roster_folder) for s in students}
+    flags = shared_repositories(students, places)
+    collector = Collector(out, chapters, deadline, now, timeout, roster_folder, places)
     started = time.monotonic()
     entries: dict[str, dict] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -315,6 +371,8 @@ def collect_class(students: list[Student], refused: list[Refused], out: Path, ch
                 entry = {"id": student.id, "line": student.line, "status": "unreachable",
                          "repository": without_credentials(student.repository),
                          "message": safe_text(f"collecting failed: {error}", 300)}
+            if flags.get(student.id):
+                entry["flags"] = flags[student.id]
             entries[student.id] = entry
             if progress:
                 progress(entry)
@@ -337,7 +395,7 @@ def summary(report: dict) -> str:
             (" (--now: the tip of each default branch, whatever its date)" if report["now"] else "") + "\n")
     rows = [("line", "id", "status", "commit", "commit date", "later", "notes")]
     for e in report["students"]:
-        notes = "; ".join([e.get("message", "")] + e.get("notes", []) +
+        notes = "; ".join([e.get("message", "")] + [f"FLAGGED: {f}" for f in e.get("flags", [])] + e.get("notes", []) +
                           ([f"extension to {e['deadline']}"] if e.get("extension") else []) +
                           ([f"unmerged branches: {', '.join(e['others'])}"] if e.get("others") else []))
         rows.append((str(e["line"]), e["id"] or "-", e["status"], (e.get("commit") or "")[:10],
@@ -364,7 +422,9 @@ def collection_record(submission: Path, sources: dict[str, str], chapters: list[
     if entry is None:
         return None
     record = {key: entry.get(key) for key in ("commit", "commit_date", "deadline", "extension", "collected_at",
-                                               "later_count")}
+                                               "later_count", "later_commits")}
+    if entry.get("flags"):
+        record["flags"] = entry["flags"]
     record["now"] = bool(report.get("now"))
     folders = {c.folder for c in chapters}
     collected = {p: sha for p, sha in (entry.get("files") or {}).items() if p.split("/")[0] in folders}
@@ -372,3 +432,23 @@ def collection_record(submission: Path, sources: dict[str, str], chapters: list[
         record["changed_since"] = "the folder's exercise files are not those of this commit"
     return record
 
+
+def absent_students(given: list[Path], roster: list[Student] | None) -> list[dict]:
+    """The students with no submission among GIVEN (the folders graded): those of each collection.json
+    beside them (with collect's status and message: missing, empty, refused...) and those of ROSTER
+    (the grading's --roster); each {id, status, why}, in the roster's or the report's order."""
+    names = {path.name for path in given}
+    found: dict[str, dict] = {}
+    for folder in dict.fromkeys(path.absolute().parent for path in given):
+        report = read_json(folder / REPORT)
+        for entry in report.get("students", []) if isinstance(report, dict) else []:
+            if not isinstance(entry, dict):
+                continue
+            key = entry.get("id") or f"line {entry.get('line')}"
+            if key not in names and key not in found:
+                found[key] = {"id": key, "status": str(entry.get("status", "")), "why": str(entry.get("message", ""))}
+    for student in roster or []:
+        if student.id not in names and student.id not in found:
+            found[student.id] = {"id": student.id, "status": "no submission",
+                                 "why": "the roster names this student; no folder of theirs was given to grade"}
+    return list(found.values())

@@ -24,6 +24,7 @@ def render_compare_page(preview: dict, context: dict) -> str:
                       else f"{_number(student['new_score']) - _number(student['old_score']):+g}")
         changes = [{"kind": visible(c.get("kind"), 20), "chapter": visible(c.get("chapter"), NAME_CHARS),
                     "check": visible(c.get("check"), NAME_CHARS), "hidden": c.get("hidden") is True,
+                    "renamed_from": visible(c.get("renamed_from"), NAME_CHARS) if c.get("renamed_from") else "",
                     "message": visible(c.get("message"), 300, 3) if c.get("message") else "",
                     "old_status": visible(c.get("old_status"), 40), "new_status": visible(c.get("new_status"), 40),
                     "old_class": _status_class(c.get("old_status")), "new_class": _status_class(c.get("new_status")),
@@ -40,6 +41,9 @@ def render_compare_page(preview: dict, context: dict) -> str:
                 old_commit=visible(old.get("commit"), 80), new_commit=visible(new.get("commit"), 80),
                 accepted=visible(accepted.get("date"), 80) if accepted else "",
                 changed=changed, unchanged=unchanged, class_size=len(preview.get("students", [])),
+                renamed=[{"chapter": visible(r.get("chapter"), NAME_CHARS), "old": visible(r.get("old"), NAME_CHARS),
+                          "new": visible(r.get("new"), NAME_CHARS), "hidden": r.get("hidden") is True}
+                         for r in preview.get("renamed", []) if isinstance(r, dict)],
                 work={k: _count((preview.get("work") or {}).get(k)) for k in ("reused", "checks_run", "compiled", "linked")})
     return environment.get_template("compare.html.j2").render(page)
 

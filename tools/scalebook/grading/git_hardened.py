@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..verdicts import safe_text
 from .roster import without_credentials
+from .supervise import CHILDREN
 
 PROTOCOLS = "file:git:http:https:ssh"    # GIT_ALLOW_PROTOCOL: ext::, fd:: and any helper refused
 # Settings given on git's command line, which outrank the repository's and the user's own: nothing
@@ -37,15 +38,19 @@ def git_environment() -> dict[str, str]:
 
 def git(args: list[str], timeout: float, env: dict[str, str], data: bytes | None = None) -> subprocess.CompletedProcess:
     """git ARGS with the hardened settings, in a session of its own (no terminal to prompt on),
-    everything it started killed at TIMEOUT seconds (GitTimeout)."""
-    process = subprocess.Popen(["git", *HARDENED, *args], stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    everything it started killed at TIMEOUT seconds (GitTimeout), or when the run is stopped
+    (supervise.CHILDREN: a signal to collect ends every git at once)."""
+    process = CHILDREN.popen(["git", *HARDENED, *args], dies_with_parent=False,
+                             stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:
         out, err = process.communicate(data, timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         raise GitTimeout() from None
+    finally:
+        CHILDREN.done(process)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 

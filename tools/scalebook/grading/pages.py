@@ -37,7 +37,7 @@ except ImportError:  # named when a page is written (PagesError)
 
 from .. import config
 from ..errors import PagesError
-from ..files import atomic_write
+from ..files import atomic_write, read_json
 from ..config import ROOT
 from ..course import Chapter, all_chapters, chapter_advice, hints_of
 from ..loop.run_checks import mistake_ids
@@ -278,6 +278,26 @@ def _page_basics(report_or_context: dict, context: dict) -> dict:
             "commit": visible(report_or_context.get("commit") or context.get("commit", ""), 80)}
 
 
+def _collection(report: dict) -> dict | None:
+    """What `collect` recorded of the submission (its report's "collected"), as the page shows it:
+    the commit graded and its date, the deadline (an extension's, or --now), when it was collected,
+    the later commits that were not graded (the first listed), and a folder changed since."""
+    collected = report.get("collected")
+    if not isinstance(collected, dict) or not collected.get("commit"):
+        return None
+    listed = [c for c in collected.get("later_commits") or [] if isinstance(c, dict)]
+    later = _count(collected.get("later_count")) or len(listed)
+    return {"commit": visible(str(collected["commit"])[:12], 40), "date": visible(collected.get("commit_date"), 80),
+            "deadline": visible(collected.get("deadline"), 80) if collected.get("deadline") else "",
+            "extension": collected.get("extension") is True, "now": collected.get("now") is True,
+            "collected_at": visible(collected.get("collected_at"), 80),
+            "later": later, "later_commits": [{"commit": visible(str(c.get("commit", ""))[:12], 40),
+                                               "date": visible(c.get("date"), 80),
+                                               "subject": visible(c.get("subject"), 120, 1)} for c in listed],
+            "unlisted": max(0, later - len(listed)),
+            "changed_since": visible(collected.get("changed_since"), 200) if collected.get("changed_since") else ""}
+
+
 def render_feedback(report: dict, context: dict) -> str:
     """feedback.html's text for one report (see write_feedback)."""
     function = "write_feedback"
@@ -293,7 +313,7 @@ def render_feedback(report: dict, context: dict) -> str:
                 percent=_percent(report.get("score"), report.get("max_score")),
                 refused=visible(report["refused"]) if report.get("refused") else None,
                 refused_files=[visible(f, NAME_CHARS) for f in refused_files],
-                chapters=_grouped(report, context))
+                collection=_collection(report), chapters=_grouped(report, context))
     return environment.get_template("feedback.html.j2").render(page)
 
 
@@ -310,9 +330,50 @@ def write_feedback(report: dict, path: Path, context: dict) -> None:
     _write(path, render_feedback(report, context))
 
 
-def render_class_page(reports: list[dict], context: dict, analysis: dict | None = None) -> str:
+CLASS_FACTS = Path("ctest") / "class.json"   # DIR/ctest/class.json: the roster's students without a submission
+
+
+def _commit_cell(report: dict) -> str:
+    """The class table's cell of the commit graded (what collect recorded): its short name, and how
+    many later commits were not graded; "" for a submission not collected."""
+    collected = report.get("collected")
+    if not isinstance(collected, dict) or not collected.get("commit"):
+        return ""
+    later = _count(collected.get("later_count"))
+    return visible(str(collected["commit"])[:10] + (f" ({later} later)" if later else ""), 60)
+
+
+def _submissions(students: list[tuple[dict, list]], absent: list[dict] | None) -> dict:
+    """The class page's section on the submissions themselves: the students with later commits not
+    graded, those with an extension, repositories flagged by collect, and the roster's students with
+    no submission (ABSENT, from DIR/ctest/class.json: id, status, why)."""
+    late, extended, flagged = [], [], []
+    for report, _ in students:
+        collected = report.get("collected") if isinstance(report.get("collected"), dict) else {}
+        name = visible(report["submission"], NAME_CHARS)
+        href = "students/" + quote(_as_text(report["submission"]).encode("utf-8", "surrogateescape"), safe="") + \
+            "/feedback.html"
+        if _count(collected.get("later_count")):
+            listed = [c for c in collected.get("later_commits") or [] if isinstance(c, dict)]
+            late.append({"name": name, "href": href, "count": _count(collected.get("later_count")),
+                         "latest": visible(listed[0].get("date"), 80) if listed else "",
+                         "commits": [visible(str(c.get("commit", ""))[:10], 20) for c in listed[:5]],
+                         "collected_at": visible(collected.get("collected_at"), 80)})
+        if collected.get("extension") is True:
+            extended.append({"name": name, "href": href, "deadline": visible(collected.get("deadline"), 80)})
+        for flag in collected.get("flags") or []:
+            flagged.append({"name": name, "href": href, "flag": visible(flag, 400, 2)})
+    missing = [{"name": visible(a.get("id"), NAME_CHARS), "status": visible(a.get("status"), 40),
+                "why": visible(a.get("why"), 300, 2)} for a in absent or [] if isinstance(a, dict)]
+    return {"late": late, "extended": extended, "flagged": flagged, "absent": missing,
+            "any": bool(late or extended or flagged or missing)}
+
+
+def render_class_page(reports: list[dict], context: dict, analysis: dict | None = None,
+                      absent: list[dict] | None = None) -> str:
     """index.html's text for a class (see write_class_page); with ANALYSIS (grading/analysis.py's
-    dict), its section "What the class got wrong"."""
+    dict), its section "What the class got wrong"; with ABSENT, the roster's students without a
+    submission."""
     from .analysis_pages import class_section  # it renders with this module's environment
     function = "write_class_page"
     if not isinstance(reports, list):
@@ -345,7 +406,8 @@ def render_class_page(reports: list[dict], context: dict, analysis: dict | None 
                                                  safe="") + "/feedback.html",
                      "cells": [by_folder[key]["points"] if key in by_folder else 0 for key in columns],
                      "score": _number(report.get("score")), "max_score": _number(report.get("max_score")),
-                     "percent": _percent(report.get("score"), report.get("max_score")), "note": note})
+                     "percent": _percent(report.get("score"), report.get("max_score")), "note": note,
+                     "commit": _commit_cell(report)})
     # Per exercise: how many of the class passed every one of its checks.
     exercises: dict[str, dict] = {}
     for report, chapters in students:
@@ -362,12 +424,16 @@ def render_class_page(reports: list[dict], context: dict, analysis: dict | None 
     page = dict(_page_basics({}, context), script=script, script_hash=script_hash,
                 columns=list(columns.values()),
                 rows=rows, exercises=exercise_rows, class_size=class_size,
-                graded=sum(1 for r in reports if not r.get("refused")), analysis=class_section(analysis))
+                graded=sum(1 for r in reports if not r.get("refused")), analysis=class_section(analysis),
+                submissions=_submissions(students, absent), with_commits=any(row["commit"] for row in rows))
     return environment.get_template("class.html.j2").render(page)
 
 
 def write_class_page(reports: list[dict], path: Path, context: dict, analysis: dict | None = None) -> None:
     """Writes the class page to `path` (grading uses DIR/index.html): students x chapters, sortable,
-    each name linking to students/<name>/feedback.html below it, and per exercise how many of the class
-    passed all of its checks (and, with ANALYSIS, what the class got wrong)."""
-    _write(path, render_class_page(reports, context, analysis))
+    each name linking to students/<name>/feedback.html below it, per exercise how many of the class
+    passed all of its checks, the students with late commits, extensions or a flagged repository,
+    the roster's students without a submission (DIR/ctest/class.json beside it, written by grade),
+    and, with ANALYSIS, what the class got wrong."""
+    facts = read_json(Path(path).parent / CLASS_FACTS) or {}
+    _write(path, render_class_page(reports, context, analysis, facts.get("absent") if isinstance(facts, dict) else None))

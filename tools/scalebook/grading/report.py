@@ -16,6 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
+from ..config import ROOT
 from ..course import Chapter, hints_of
 from ..errors import GradingError
 from ..files import read_json, write_json
@@ -23,11 +24,11 @@ from ..loop.run_checks import mistake_ids
 from ..verdicts import STATUSES, is_error_path, safe_text
 from . import sandbox
 from .export.junit import write_junit
-from .hidden import DEFAULT_POLICY, student_view
+from .hidden import DEFAULT_POLICY, LabelError, labels, student_view
 from .inputs import build_key, verdict_key
 from .intake import fingerprint
 from .ledger import Ledger
-from .supervise import run_quietly
+from .supervise import log, run_quietly
 from .tree import ctest_outcomes, reports_folder, tests_folder
 
 
@@ -39,6 +40,19 @@ def hint_of(chapter: Chapter, exercise: str, cache: dict) -> str | None:
         except OSError:
             cache[(chapter.folder, exercise)] = None
     return cache[(chapter.folder, exercise)]
+
+
+def label_of(chapter: Chapter, name: str, cache: dict) -> str | None:
+    """The student-facing label of the hidden check NAME (grading/hidden.py), from the chapter's
+    hidden checks file in this tree; None where it has none (a student is then shown only its
+    exercise, and the run says so once)."""
+    if ("labels", chapter.folder) not in cache:
+        try:
+            cache[("labels", chapter.folder)] = labels(ROOT / "chapters" / chapter.folder / chapter.hidden_checks)
+        except (OSError, LabelError) as error:
+            log(f"grade: {error}; a student is shown only the exercise of such a check")
+            cache[("labels", chapter.folder)] = {}
+    return cache[("labels", chapter.folder)].get(name)
 
 
 RECORD = "record.json"       # DIR/ctest/students/NAME/record.json: the instructor's record of a submission
@@ -86,7 +100,7 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "commit": commit,
         "refused_files": refused_files,
-        "sandbox": sandbox_description(),
+        "sandbox": sandbox_description(kit.get("sandbox")),
         "fingerprint": fingerprint(sources, kit),
         "check_seconds": round(Ledger(folder / "ledger").spent("checks"), 2) if to_run else 0.0,
         "work": work,
@@ -128,6 +142,9 @@ def test_entry(name: str, folder: Path, check: dict, chapters: list[Chapter], hi
         entry["hint"] = hint
     if check.get("hidden"):
         entry["hidden"] = True
+        label = label_of(chapter, check["name"], hints)
+        if label:
+            entry["label"] = label
     if reused is not None:
         entry["reused"] = True
     if inputs_key and deterministic(status, message):
@@ -269,12 +286,9 @@ def award_points(tests: list[dict]) -> None:
         test["points"] = test["max_points"]
 
 
-def sandbox_description() -> str:
-    if sandbox.cgroups_possible():
-        return ("bubblewrap; whole-box limits by cgroups (memory with tmpfs, processes, one CPU); the worker "
-                "cannot fork (seccomp)")
-    return ("bubblewrap; no cgroups (not root): the worker cannot fork (seccomp), so its address-space limit is "
-            "its memory and it uses one CPU; compile boxes count their processes in their own user namespace")
+def sandbox_description(which: str | None = None) -> str:
+    """What held: the kit's sandbox (WHICH), or the one this grader would make."""
+    return sandbox.description(which or sandbox.mode())
 
 
 def write_report(record: dict, out_dir: Path, policy: str) -> None:

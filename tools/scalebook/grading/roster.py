@@ -9,6 +9,16 @@ problem (an id that cannot be a folder's name, a duplicate, an empty name, a rep
 could be read as an option, a deadline that is not ISO 8601) is refused on its own, naming its line
 number; the other students go on.
 
+The columns a gradebook matches students by are identifiers: the exports write them as they are,
+never rewritten, so a line is refused here when its value could match nobody, or the wrong student,
+in the LMS that reads it (export/canvas.py, export/moodle.py and export/prairielearn.py cite the
+importers' code), or when a spreadsheet would compute something from it (export/grades_csv.py's
+formula rule): an email Moodle could not hold (PHP's FILTER_VALIDATE_EMAIL, which Moodle's
+validate_email uses), a canvas_id that is not Canvas's numeric user id (Canvas reads the column with
+Ruby's to_i, so '1O05' would be user 1), a login Canvas's CSV reader would rewrite as a number, a
+name Canvas would take for its "Points Possible" row, and an email, login or canvas_id that another
+line has too (compared without case, as Moodle compares emails).
+
 Deadlines: `2025-03-01T23:59:00+01:00` or `...Z` is an instant. A time without an offset means
 nothing by itself (the machine that collects may be in another zone than the course), so it is
 refused unless a zone is given (`--timezone Europe/Berlin`): then it is that zone's wall-clock time,
@@ -27,6 +37,7 @@ from typing import NamedTuple
 
 from ..errors import UsageError
 from ..verdicts import safe_text
+from .export.grades_csv import formula_problem
 from .intake import NAME
 
 REQUIRED = ("id", "name", "email", "repository")
@@ -160,6 +171,7 @@ def read_roster(path: Path, zone: str | None = None,
         raise UsageError(f"roster {path}, line 1: {error}") from None
     columns = roster_columns(path, header)
     students, refused, seen = [], [], {}
+    keys: dict[tuple[str, str], int] = {}  # (column, value without case) -> its first line
     try:
         for row in rows:
             line = rows.line_num
@@ -175,7 +187,7 @@ def read_roster(path: Path, zone: str | None = None,
                 problem = f"the id '{student_id}' is also on line {seen[student_id.lower()]} (ids are compared without case)"
             if problem is None:
                 seen[student_id.lower()] = line
-                problem = cells_problem(cells)
+                problem = cells_problem(cells) or repeated_key(cells, line, keys)
             deadline = None
             if problem is None and deadlines and cells.get("deadline"):
                 try:
@@ -193,7 +205,7 @@ def read_roster(path: Path, zone: str | None = None,
 
 
 def cells_problem(cells: dict[str, str]) -> str | None:
-    """Why a roster line's name, email or repository cannot be used, or None."""
+    """Why a roster line's name, email, repository or gradebook identifiers cannot be used, or None."""
     for column, value in cells.items():
         if safe_text(value, 10_000, one_line=False) != value or any(c in value for c in "\t\r\n"):
             return f"the {column} holds a line break, a tab, or a control or invisible formatting character"
@@ -206,4 +218,77 @@ def cells_problem(cells: dict[str, str]) -> str | None:
         return "the repository is empty"
     if repository.startswith("-"):
         return "the repository starts with '-' (git would read it as an option)"
+    return identifier_problem(cells)
+
+
+# Moodle keeps only the addresses its validate_email accepts (lib/weblib.php: PHPMailer's
+# validateAddress, whose default is PHP's filter_var(FILTER_VALIDATE_EMAIL)); this is the common
+# part of that rule: a dot-atom before '@' (no quoted local part), a domain of letter-or-digit
+# labels with at least one dot and a top-level label that starts with a letter. Every address it
+# accepts, PHP accepts too (tools/tests/grading/importers/moodle_import.php checks the class's).
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_LABEL = r"[A-Za-z0-9]+(?:-+[A-Za-z0-9]+)*"
+MOODLE_EMAIL = re.compile(rf"(?=.{{1,254}}$)(?=[^@]{{1,64}}@){_ATEXT}(?:\.{_ATEXT})*@(?:{_LABEL}\.)+"
+                          r"[A-Za-z][A-Za-z0-9]*(?:-+[A-Za-z0-9]+)*")
+CANVAS_ID = re.compile(r"0*[1-9][0-9]{0,19}")  # what to_i reads as one user, whole
+# Canvas's importer reads every cell through CSV::Converters[:decimal_comma_to_period]
+# (app/models/gradebook_importer.rb, lines 110-124): a cell of digits, dots and commas is rewritten.
+CANVAS_NUMBER_CELL = re.compile(r"-?[0-9.,]+%?")
+KEY_COLUMNS = ("email", "login", "canvas_id")  # one student each: a repeat is refused
+
+
+def canvas_number(cell: str) -> str:
+    """CELL as Canvas's CSV converter decimal_comma_to_period leaves it (gradebook_importer.rb 110-124:
+    the last part after a comma or dot is the decimals, the parts before it are joined)."""
+    if not CANVAS_NUMBER_CELL.fullmatch(cell):
+        return cell
+    parts = re.split(r"[,.]", cell)
+    last = parts.pop()
+    return last if not parts else "".join(parts) + "." + last
+
+
+def ruby_to_i(text: str) -> int:
+    """What Ruby's String#to_i gives for TEXT (its leading whitespace, sign and digits; 0 for none):
+    how Canvas reads the ID column (gradebook_importer.rb line 559, `@all_students[student_id.to_i]`)."""
+    found = re.match(r"\s*([+-]?\d+(?:_\d+)*)", text)
+    return int(found.group(1).replace("_", "")) if found else 0
+
+
+def identifier_problem(cells: dict[str, str]) -> str | None:
+    """Why a line's gradebook identifiers could match nobody or the wrong student, or a spreadsheet
+    would compute something from one of them (see the module's docstring), or None."""
+    for column in ("name", "email", "section", "login", "canvas_id"):
+        problem = formula_problem(cells.get(column, ""))
+        if problem:
+            return f"the {column} '{safe_text(cells[column], 80)}' {problem} (gradebooks get it as it is)"
+    email = cells["email"]
+    if not MOODLE_EMAIL.fullmatch(email):
+        return (f"'{safe_text(email, 80)}' is not an address Moodle accepts (letters, digits and "
+                "!#$%&'*+/=?^_`{|}~- in dot-separated parts, '@', then a domain with a dot): Moodle could "
+                "match no user with it")
+    canvas_id = cells.get("canvas_id", "")
+    if canvas_id and not CANVAS_ID.fullmatch(canvas_id):
+        return (f"the canvas_id '{safe_text(canvas_id, 40)}' is not Canvas's user id (a whole number, as Canvas's "
+                f"gradebook export shows it in its ID column): Canvas would read it as user {ruby_to_i(canvas_id)}")
+    login = cells.get("login", "")
+    if login and canvas_number(login) != login:
+        return (f"the login '{safe_text(login, 80)}' is a number to Canvas's CSV reader, which would read it as "
+                f"'{canvas_number(login)}' and match no SIS Login ID")
+    if "Points Possible" in cells["name"]:
+        return ("the name holds 'Points Possible': Canvas takes a row whose first cell holds it for the "
+                "points possible of each assignment, not for a student")
+    return None
+
+
+def repeated_key(cells: dict[str, str], line: int, keys: dict[tuple[str, str], int]) -> str | None:
+    """Why a line's email, login or canvas_id is another line's too (compared without case), or None;
+    otherwise the line's keys are noted in KEYS."""
+    for column in KEY_COLUMNS:
+        value = cells.get(column, "").lower()
+        if value and (column, value) in keys:
+            return (f"the {column} '{safe_text(cells[column], 80)}' is also on line {keys[(column, value)]} "
+                    "(a gradebook would give both lines' grades to one student)")
+    for column in KEY_COLUMNS:
+        if cells.get(column):
+            keys[(column, cells[column].lower())] = line
     return None

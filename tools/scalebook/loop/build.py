@@ -94,6 +94,10 @@ class ChapterBuild:
 def exercise_objects(build_dir: Path, chapter: Chapter) -> list[tuple[str, str, Path]]:
     """(exercise id, source file, object file) from the build's exercises.tsv."""
     table = build_dir / "chapters" / chapter.folder / "exercises.tsv"
+    if not table.is_file():
+        raise BuildError(f"the build in {shown(build_dir)} has no chapter {chapter.folder} (its configure did not "
+                         f"take chapters/{chapter.folder}/chapter.json): run cmake --preset once more, or remove "
+                         f"{shown(build_dir)} and run ./workbook again")
     rows = []
     for line in table.read_text().splitlines():
         exercise, source, obj = line.split("\t")

@@ -9,7 +9,11 @@ path in the instructor's git config, which a collector without core.hooksPath=/d
 a submodule, an LFS smudge filter, an ext:: address, a symlink in an exercise's place. The positive
 control: the instructor's upload-pack hook records every repository git served, so the test sees
 that the students' repositories were read and the submodule's never was. Collecting again fetches
-only what changed and follows a new commit; a folder whose repository went away is removed.
+only what changed and follows a new commit; a folder whose repository went away is removed. The
+collection is 0700/0600. As root, a class whose repositories are owned by their students
+(owned_by_students): collected with no git config, links to classmates' repositories refused, shared
+repositories flagged, each repository read as its owner. Nothing collected: exit status 1. Ctrl-C
+while three fetches wait on a silent server ends collect and every git at once.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import http.server
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -239,7 +244,160 @@ def run(base: Path) -> int:
            "a file removed in the collected commit is gone from the folder")
     expect(not any(marks.iterdir()), "no hook, filter or command ran in the later runs either")
     asks.shutdown()
+    modes = {str(p.relative_to(subs)): oct(p.lstat().st_mode & 0o777) for p in [subs, *subs.rglob("*")]
+             if p.lstat().st_mode & 0o077}
+    expect(not modes, f"the collection is the collecting user's alone (0700 and 0600): open to others {list(modes.items())[:4]}")
+    if os.geteuid() == 0:
+        owned_by_students(base / "owners")
+    else:
+        print("skip: repositories owned by other users need root to make")
+    stopped(base, port, env)
+    nothing = base / "nothing.csv"
+    nothing.write_text("id,name,email,repository\ngus,Gus,gus@uni.example,no-such.git\n")
+    done, entries, _ = collect(base, nothing, "--deadline", DEADLINE, env=env)
+    expect(done.returncode != 0 and entries["gus"]["status"] == "missing" and "nothing could be collected" in done.stderr,
+           f"collect exits non-zero when nothing could be collected ({done.returncode})")
     return finish("every collection rule holds")
+
+
+def stopped(base: Path, port: int, env: dict) -> None:
+    """Ctrl-C while collect waits on a silent server (each git in a session of its own, which the
+    terminal's signal does not reach): collect and every git it started end at once."""
+    roster = base / "silent.csv"
+    roster.write_text("id,name,email,repository\n" + "".join(
+        f"s{i},S{i},s{i}@uni.example,git://127.0.0.1:{port}/silent{i}.git\n" for i in range(3)))
+    process = subprocess.Popen([sys.executable, str(WORKBOOK), "collect", str(roster), "--out", str(base / "silent"),
+                                "--deadline", DEADLINE, "--repo-timeout", "120"], env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    started = time.monotonic()
+    gits: list[int] = []
+    while len(gits) < 3 and time.monotonic() - started < 60:
+        gits = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and running_git(p, base / "silent")]
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C sends: the terminal's process group
+    sent = time.monotonic()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    ended = time.monotonic() - sent
+    time.sleep(0.5)
+    left = [pid for pid in gits if Path(f"/proc/{pid}").exists() and running_git(Path(f"/proc/{pid}"), base / "silent")]
+    expect(len(gits) == 3 and ended < 5 and not left,
+           f"Ctrl-C ends collect at once ({ended:.1f} s) and every git it started ({len(gits)} seen, {len(left)} left)")
+
+
+def running_git(proc: Path, folder: Path) -> bool:
+    try:
+        return str(folder).encode() in (proc / "cmdline").read_bytes() and b"fetch" in (proc / "cmdline").read_bytes() \
+            and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def owned_by_students(base: Path) -> None:
+    """A class on a course server: each repository owned by its student (uids with no name), 0700,
+    collected by root with no git config at all (GIT_CONFIG_GLOBAL=/dev/null). A roster path that is a
+    student's symbolic link to a classmate's repository, or to one only root can read, is refused and
+    says why; so are a repository that borrows a classmate's objects (alternates) and one with a link
+    inside to a classmate's packs; two roster lines naming one repository (one through '..') are both
+    flagged; a student's link to their own repository is followed and noted; and git reads each
+    repository as its owner (a pack root left inside a student's repository, unreadable to them, is
+    not read)."""
+    git_dir = base / "git"
+    git_dir.mkdir(parents=True)
+    base.parent.chmod(0o755)  # the server's folders above the repositories: every user may pass
+    uids = {"ada": 4101, "mal": 4102, "rooty": 4103, "bea": 4104, "alt": 4105, "inner": 4106, "cy": 4107,
+            "packed": 4108}
+    made = {}
+    for name in ("ada", "bea", "alt", "inner", "cy", "packed"):
+        repository = Repository(git_dir, name)
+        made[name] = repository.commit("2025-03-01T10:00:00Z", f"{name}'s work", version(name))
+    secret = Repository(git_dir, "root-only")
+    secret.commit("2025-03-01T10:00:00Z", "root's", version("root's"))
+    (git_dir / "root-only.git").chmod(0o700)
+    # alt: its refs name ada's commit, its objects are borrowed from ada's repository
+    (git_dir / "alt.git" / "objects" / "info" / "alternates").write_text(f"{git_dir / 'ada.git' / 'objects'}\n")
+    git("update-ref", "refs/heads/main", made["ada"], cwd=git_dir / "alt.git")
+    # inner: its packs are ada's (a link it made inside its own repository)
+    git("gc", "-q", cwd=git_dir / "ada.git")
+    shutil.rmtree(git_dir / "inner.git" / "objects" / "pack")
+    os.symlink(git_dir / "ada.git" / "objects" / "pack", git_dir / "inner.git" / "objects" / "pack")
+    git("update-ref", "refs/heads/main", made["ada"], cwd=git_dir / "inner.git")
+    # packed: its objects packed by root, readable by root alone
+    git("gc", "-q", cwd=git_dir / "packed.git")
+    homes = base / "homes"
+    (homes / "cy").mkdir(parents=True)
+    shutil.move(str(git_dir / "cy.git"), str(homes / "cy" / "cy.git"))
+    for name in ("ada", "bea", "alt", "inner", "packed"):
+        for path in [git_dir / f"{name}.git", *(git_dir / f"{name}.git").rglob("*")]:
+            os.lchown(path, uids[name], uids[name])
+        (git_dir / f"{name}.git").chmod(0o700)
+    for path in (git_dir / "packed.git" / "objects" / "pack").iterdir():
+        os.lchown(path, 0, 0)
+        path.chmod(0o600)
+    for path in [homes / "cy", *(homes / "cy").rglob("*")]:
+        os.lchown(path, uids["cy"], uids["cy"])
+    os.symlink(homes / "cy" / "cy.git", git_dir / "cy.git")
+    os.lchown(git_dir / "cy.git", uids["cy"], uids["cy"])
+    os.symlink(git_dir / "ada.git", git_dir / "mal.git")
+    os.lchown(git_dir / "mal.git", uids["mal"], uids["mal"])
+    os.symlink(git_dir / "root-only.git", git_dir / "rooty.git")
+    os.lchown(git_dir / "rooty.git", uids["rooty"], uids["rooty"])
+    roster = base / "roster.csv"
+    roster.write_text("id,name,email,repository\n"
+                      "ada,Ada,ada@uni.example,git/ada.git\n"
+                      "mal,Mal,mal@uni.example,git/mal.git\n"
+                      "rooty,Roo Ty,rooty@uni.example,git/rooty.git\n"
+                      "bea,Bea,bea@uni.example,git/bea.git\n"
+                      "twin,Twin,twin@uni.example,git/../git/bea.git\n"
+                      "alt,Alt,alt@uni.example,git/alt.git\n"
+                      "inner,Inner,inner@uni.example,git/inner.git\n"
+                      "cy,Cy,cy@uni.example,git/cy.git\n"
+                      "packed,Packed,packed@uni.example,git/packed.git\n")
+    by_hand = base / "gitconfig"   # what a careful instructor did before: each roster path trusted, one by one
+    by_hand.write_text("[safe]\n" + "".join(f"\tdirectory = {base / line.split(',')[3]}\n"
+                                             for line in roster.read_text().splitlines()[1:]))
+    for config, how in (("/dev/null", "no git config"), (str(by_hand), "each path trusted by hand")):
+        trusted(base, roster, config, how, made, homes)
+
+
+def trusted(base: Path, roster: Path, config: str, how: str, made: dict[str, str], homes: Path) -> None:
+    """The class of owned_by_students collected as root with CONFIG as the user's git config (HOW)."""
+    env = dict(os.environ, GIT_CONFIG_GLOBAL=config)
+    shutil.rmtree(base / "subs", ignore_errors=True)
+    done, entries, _ = collect(base, roster, "--deadline", DEADLINE, env=env)
+    status = {name: e["status"] for name, e in entries.items()}
+    expect(status["ada"] == "collected" and status["bea"] == "collected" and status["cy"] == "collected"
+           and entries["ada"]["commit"] == made["ada"],
+           f"{how}: repositories owned by their students are collected as root: {status} "
+           f"{[e.get('message') for e in entries.values() if e['status'] == 'unreachable'][:2]}")
+    mal = entries["mal"]
+    expect(mal["status"] == "refused" and "git/mal.git" in mal["message"] and "uid 4102" in mal["message"]
+           and "uid 4101" in mal["message"] and not (base / "subs" / "mal").exists(),
+           f"{how}: a student's link to a classmate's repository is refused, naming the link and both users: "
+           f"{mal.get('message')}")
+    expect(entries["rooty"]["status"] == "refused" and "uid 0" in entries["rooty"]["message"],
+           f"{how}: a student's link to a repository only root can read is refused: {entries['rooty'].get('message')}")
+    expect(entries["alt"]["status"] == "refused" and "alternates" in entries["alt"]["message"],
+           f"{how}: a repository that borrows a classmate's objects is refused: {entries['alt'].get('message')}")
+    expect(entries["inner"]["status"] == "refused" and "objects/pack" in entries["inner"]["message"],
+           f"{how}: a repository with a link inside to a classmate's packs is refused: {entries['inner'].get('message')}")
+    twins = [entries["bea"].get("flags", []), entries["twin"].get("flags", [])]
+    expect(all(len(f) == 1 for f in twins) and "line 6 (twin)" in twins[0][0] and "line 5 (bea)" in twins[1][0]
+           and not entries["ada"].get("flags"),
+           f"{how}: two roster lines naming one repository (one through '..') are both flagged: {twins}")
+    expect(any("symbolic links followed" in n and str(homes / "cy" / "cy.git") in n
+               for n in entries["cy"].get("notes", [])),
+           f"{how}: a student's link to their own repository is followed and noted: {entries['cy'].get('notes')}")
+    expect(status["packed"] == "unreachable",
+           f"{how}: git reads a repository as its owner: a pack only root can read is not read "
+           f"({entries['packed'].get('message')})")
+    expect(done.returncode == 1 and "FLAGGED" in done.stdout,
+           f"{how}: refusals make collect exit 1, flags are shown ({done.returncode})")
+    summary = (base / "subs" / "collection.txt").read_text()
+    expect("FLAGGED" in summary and "git/mal.git is a symbolic link" in summary,
+           f"{how}: collection.txt says what was refused and flagged")
 
 
 def make_mallory(base: Path, marks: Path) -> Repository:

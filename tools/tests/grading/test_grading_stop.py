@@ -5,7 +5,11 @@ Three submissions of chapter 3 are graded one at a time; the last one sleeps in 
 run is still busy when the first report is written. Then the run is stopped as an instructor
 would stop it: Ctrl-C (SIGINT to the terminal's process group), SIGTERM, and a parent's `timeout`.
 Each time, within a second, no process the run started is left (its steps, ctest, the trusted
-checks processes, the boxes and what runs in them), and the finished report is still whole."""
+checks processes, the boxes and what runs in them), and the finished report is still whole.
+Then a regrade (--compare) of three quick submissions is stopped right after its last one, while the
+class analysis' process pool runs, by Ctrl-C and by a SIGINT to the grading process alone: every
+process ends (its pool's workers too, which would otherwise wait forever for work from a parent that
+is gone), and the same command again resumes the preview."""
 from __future__ import annotations
 
 import json
@@ -18,27 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from scalebook.grading.supervise import descendants as children_of  # every living process below one
 from tests.harness import ROOT, WORKBOOK, expect, finish
 
 CH3 = "03-attention-scaling"
-
-
-def children_of(root: int) -> set[int]:
-    """Every living descendant of ROOT (boxes included: their processes are descendants too)."""
-    parents: dict[int, int] = {}
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-                if fields[0] != "Z":
-                    parents[int(proc.name)] = int(fields[1])
-            except (OSError, IndexError):
-                pass
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 def runs_a_box(root: int) -> bool:
@@ -98,6 +85,89 @@ def stop_midway(base: Path, how: str, subs: list[Path]) -> None:
     expect(not (out / "students" / subs[1].name / "report.json").exists(), f"{how}: the submission it stopped has no report")
 
 
+def naming(folder: Path) -> list[int]:
+    """Every living process whose command line names FOLDER (a fork of the run keeps the run's)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(folder).encode() in (proc / "cmdline").read_bytes() and alive(int(proc.name)):
+                found.append(int(proc.name))
+        except OSError:
+            pass
+    return found
+
+
+def compare_stopped(base: Path, how: str, old: Path, subs: list[Path], references: Path) -> None:
+    """A regrade (--compare) stopped right after its last submission, while the class analysis runs
+    (its processes alive; the class is compared with REFERENCES too, which gives it a second or so): by Ctrl-C (the terminal's process group) or by a SIGINT to
+    the grading process alone. Every process ends; the same command again resumes the preview. The
+    run's output goes to a file: a process left behind would hold a pipe open, and its reader, forever."""
+    new = base / f"regrade-{how}"
+    command = [sys.executable, str(WORKBOOK), "grade", "--compare", str(old), "--out", str(new), "--chapters", "3",
+               "--jobs", "2", "--similar-to", str(references), *map(str, subs)]
+    log = base / f"regrade-{how}.log"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    started, workers = time.monotonic(), set()
+    last = f"[{len(subs)}/{len(subs)}]"
+    while process.poll() is None and time.monotonic() - started < 900 and last not in log.read_text(errors="replace"):
+        time.sleep(0.02)
+    while process.poll() is None and not workers and time.monotonic() - started < 900:
+        workers = children_of(process.pid)  # the grading's processes have ended: the analysis' own
+    watched = workers | children_of(process.pid)
+    try:
+        if how == "sigint":
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            os.kill(process.pid, signal.SIGINT)
+    except ProcessLookupError:
+        pass
+    sent = time.monotonic()
+    process.wait(timeout=30)
+
+    def remaining() -> list[int]:  # those seen, and any process started later that names the folder
+        return sorted({pid for pid in watched if alive(pid)} | set(naming(new)))
+
+    left = remaining()
+    while left and time.monotonic() - sent < 1.0:
+        time.sleep(0.05)
+        left = remaining()
+    print(log.read_text(errors="replace")[-1500:])
+    expect(bool(workers), f"compare, {how}: stopped while the class analysis ran processes of its own "
+                          f"({len(workers)}: {sorted(workers)})")
+    expect(left == [], f"compare, {how}: every process the run started ended within a second "
+                       f"({len(left)} left: {left[:5]})")
+    for pid in left:  # what the run left would wait forever: the test ends it
+        os.kill(pid, signal.SIGKILL)
+    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
+    print(done.stdout[-2000:] + done.stderr[-1000:])
+    expect(done.returncode == 0 and (new / "compare.json").is_file() and "resum" in done.stdout
+           and done.stdout.count("already graded") == len(subs),
+           f"compare, {how}: the same command again resumes the stopped preview and finishes it "
+           f"({done.returncode}, {done.stdout.count('already graded')} already graded)")
+
+
+def regrades_stopped(base: Path) -> None:
+    """Two regrades of three quick submissions, each stopped at its class analysis, then resumed."""
+    quick = []
+    for name in ("ada", "bea", "cy"):
+        shutil.copytree(ROOT / "solutions" / CH3, base / "quick" / name / CH3)
+        quick.append(base / "quick" / name)
+    references = base / "references"   # last year's class, say: 150 solutions, each with its own lines
+    for index in range(150):
+        for source in (ROOT / "solutions" / CH3).glob("ex*.cpp"):
+            target = references / f"r{index}" / CH3 / source.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(source.read_text() + "".join(f"static int pad{j}_{index}(int x) {{ return x * {j}; }}\n"
+                                                           for j in range(index % 7)))
+    old = base / "grades-old"
+    done = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--out", str(old), "--chapters", "3",
+                           "--jobs", "2", *map(str, quick)], capture_output=True, text=True, timeout=1200)
+    expect(done.returncode == 0, f"the grades a regrade compares with ({done.returncode}) {done.stdout[-300:]}")
+    for how in ("sigint", "sigint-to-the-process"):
+        compare_stopped(base, how, old, quick, references)
+
+
 def main() -> int:
     base = Path(tempfile.mkdtemp(prefix="scalebook-stop-"))
     try:
@@ -113,6 +183,7 @@ def main() -> int:
             path.write_text("#include <chrono>\n#include <thread>\n" + text)
         for how in ("sigint", "sigterm", "timeout"):
             stop_midway(base, how, subs)
+        regrades_stopped(base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return finish("every stop ends every process")

@@ -11,6 +11,8 @@
   - scores per chapter and exercise, failed checks with their messages, hints with
     `./workbook hint N.K` and the instructor's hint text, the compile error with the student's line,
     the date and the commit; per exercise how many of the class passed it;
+  - what collect recorded: the commit graded, when, the later commits not graded; on the class page
+    late students, extensions, flagged repositories, the roster's students without a submission;
   - bad arguments raise PagesError naming the function.
 
 Exit status 77 (CTest's skip) when python3-jinja2 is missing.
@@ -18,6 +20,7 @@ Exit status 77 (CTest's skip) when python3-jinja2 is missing.
 from __future__ import annotations
 
 import html.parser
+import json
 import re
 import sys
 import tempfile
@@ -215,6 +218,63 @@ def check_class_page(folder: Path, context: dict) -> None:
     expect("not a folder " + hostile.SCRIPT in note, "class page: the refusal is noted, as text")
 
 
+def check_collection(folder: Path, context: dict) -> None:
+    """What collect recorded, on the student's page and the class page: the commit graded, when it was
+    collected, the deadline (an extension's), the later commits not graded (20 listed, the rest
+    counted), and on the class page the late students, extensions, flagged repositories and the
+    roster's students without a submission; every commit subject and reason shown as text."""
+    late = [{"commit": f"{index:02d}" + "c" * 38, "date": f"2025-03-03T{index % 24:02d}:00:00+00:00",
+             "subject": (hostile.SCRIPT if index == 0 else hostile.TERMINAL if index == 1 else f"fix {index}")}
+            for index in range(20)]
+    collected = {"commit": "8b474438c4" + "0" * 30, "commit_date": "2025-03-01T20:00:00+00:00",
+                 "deadline": "2025-03-05T00:00:00+01:00", "extension": True, "collected_at": "2025-03-06T09:00:00+00:00",
+                 "later_count": 23, "later_commits": late, "now": False,
+                 "flags": ["one repository for several roster lines: /srv/git/ada.git is also line 3 (" + hostile.SCRIPT + ")'s"]}
+    eli = hostile.honest_report("eli", {"1.1"})
+    eli["collected"] = collected
+    plain = hostile.honest_report("fay", {"1.1"})
+    plain["collected"] = dict(collected, later_count=0, later_commits=[], extension=False, flags=[])
+    path = folder / "collected" / "feedback.html"
+    pages.write_feedback(eli, path, context)
+    raw = path.read_bytes()
+    page = Page(raw.decode())
+    text = " ".join(e["text"] for e in page.find("main"))
+    expect(not forbidden(page, 0) and not unsafe_characters(raw),
+           f"feedback (collected): commit subjects are text ({forbidden(page, 0)} {unsafe_characters(raw)})")
+    expect(any("What was graded" in e["text"] for e in page.find("h2")) and "8b474438c400" in text
+           and "collected 2025-03-06T09:00:00+00:00" in text and "2025-03-05T00:00:00+01:00 (your extension)" in text,
+           "feedback (collected): the commit graded, when it was collected and the extension's deadline")
+    listed = [e["text"] for e in page.find("ul", **{"class": "commits"})]
+    expect("23 later commit(s) were not graded" in text and listed and listed[0].count("2025-03-03T") == 20
+           and "and 3 more" in listed[0] and hostile.SCRIPT in listed[0] and "\\x1b[31mred" in listed[0],
+           "feedback (collected): the later commits not graded, 20 listed and the rest counted, subjects as text")
+    expect("one repository for several" not in text, "feedback (collected): collect's flags are not shown there")
+    (folder / "class" / "ctest").mkdir(parents=True)
+    (folder / "class" / "ctest" / "class.json").write_text(json.dumps({"absent": [
+        {"id": "gus", "status": "missing", "why": "no repository at this path"},
+        {"id": "hal", "status": "empty", "why": hostile.SCRIPT}]}))
+    pages.write_class_page([eli, plain], folder / "class" / "index.html", context)
+    raw = (folder / "class" / "index.html").read_bytes()
+    page = Page(raw.decode())
+    sections = {e["text"]: e for e in page.find("h3")}
+    items = [e["text"] for e in page.find("li")]
+    expect(not forbidden(page, 1), f"class page (collected): reasons and flags are text ({forbidden(page, 1)})")
+    expect(any("Submissions" in e["text"] for e in page.find("h2"))
+           and {"Later commits not graded", "Extensions", "Repositories flagged by collect",
+                "Roster students without a submission"} <= set(sections),
+           f"class page (collected): a section on late commits, extensions, flags, students without a submission "
+           f"({sorted(sections)})")
+    expect(any(i.startswith("eli: 23 later commit(s), the latest dated 2025-03-03T00:00:00+00:00 (00cccccccc, "
+                            "01cccccccc, ") and i.endswith(", …); collected 2025-03-06T09:00:00+00:00") for i in items)
+           and "eli: deadline 2025-03-05T00:00:00+01:00" in items and not any(i.startswith("fay") for i in items)
+           and "gus: missing (no repository at this path)" in items and f"hal: empty ({hostile.SCRIPT})" in items
+           and any(i.startswith("eli: one repository for several roster lines") for i in items),
+           f"class page (collected): who is late, extended, flagged, without a submission ({items})")
+    cells = [e["text"] for e in page.find("td")]
+    expect("8b474438c4 (23 later)" in cells and "8b474438c4" in cells,
+           f"class page (collected): each student's row names the commit graded and the later ones not graded")
+
+
 def check_errors(folder: Path, context: dict) -> None:
     for call, argument, what in ((pages.write_feedback, "a string", "a report that is not a dict"),
                                  (pages.write_feedback, {"tests": []}, "a report without a submission"),
@@ -246,6 +306,7 @@ def main() -> int:
         folder = Path(temporary)
         check_feedback(folder, context)
         check_class_page(folder, context)
+        check_collection(folder, context)
         check_errors(folder, context)
     return finish("pages: every expectation holds")
 

@@ -1,64 +1,128 @@
-"""Each chapter's manifest (chapters/NN-topic/chapter.json, read by CMake and ./workbook alike) agrees
-with what the chapter holds: every exercise's source in exercises/ and solutions/, its functions as
-remote.def lists them for grading, a hints section, a figure script for each figure, a benchmark
-target where the manifest says there is one; and a manifest whose ids are out of order is refused."""
+"""The one parser of the manifests (scalebook/course.py) and what the build reads of it.
+
+- The real course passes ./workbook lint (its manifests against its files, every rule; the course
+  is held to its rules by lint, and to its numbers by its own checks, not by counts here).
+- read_manifest, on the fixture course: defaults (figures, bench, points, tolerance, lib) for a
+  manifest that leaves them out; ids out of order, a missing field, a field of the wrong type and a
+  folder numbered unlike its manifest refused with the file and the field named.
+- The build reads the manifests through the digest course.py writes (cmake_digest): included by
+  CMake (`cmake -P`), every field of every chapter is the value Python read, a summary with ; " [ ]
+  $ and \\ included. A digest that quoted naively fails this (tried: f'"{text}"' breaks on the
+  quote, and a list joined with ; from an unquoted value splits the summary).
+- The term file: chapters by number or folder, in its order, with its points; all_chapters takes
+  its points, term_chapters its selection; a chapter it does not know refused.
+"""
 from __future__ import annotations
 
 import json
-import re
+import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from scalebook.course import all_chapters, read_manifest
-from tests.harness import ROOT, expect, finish
+from scalebook.course import (ManifestError, all_chapters, cmake_digest, course_chapters, read_manifest,
+                              term_chapters)
+from scalebook.lint import lint
+from tests.harness import COURSE_FOLDERS, FIXTURE_COURSE, ROOT, expect, finish
+
+SUMS, GAP = "01-fixture-sums", "03-fixture-gap"
+TRICKY = 'a summary; with "quotes", [brackets], ${not_a_variable} and a back\\slash'
 
 
-def remote_functions(folder: Path) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for match in re.finditer(r"^SCALEBOOK_REMOTE\(\s*([0-9.]+)\s*,\s*(\w+)", (folder / "remote.def").read_text(), re.M):
-        found.setdefault(match.group(1), []).append(match.group(2))
-    return found
+def refused(folder: Path, change) -> str:
+    data = json.loads((folder / "chapter.json").read_text())
+    change(data)
+    (folder / "chapter.json").write_text(json.dumps(data))
+    try:
+        read_manifest(folder)
+        return ""
+    except ManifestError as error:
+        return str(error)
 
 
-def check_chapter(chapter) -> None:
-    folder = ROOT / "chapters" / chapter.folder
-    expect(chapter.folder.startswith(f"{chapter.number:02d}-"), f"{chapter.folder}: its number is {chapter.number}")
-    for track in ("exercises", "solutions"):
-        missing = [s for s in chapter.sources if not (ROOT / track / chapter.folder / s).is_file()]
-        expect(not missing, f"{chapter.folder}: every source is in {track}/ (missing: {missing})")
-    expect(chapter.functions_of() == remote_functions(folder),
-           f"{chapter.folder}: the manifest's functions are remote.def's ({chapter.functions_of()})")
-    hints = (folder / "hints.md").read_text()
-    expect(all(re.search(rf"^## {re.escape(e)} ", hints, re.M) for e in chapter.exercises),
-           f"{chapter.folder}: hints.md has a section for every exercise")
-    expect(all((folder / "figures" / f"{f}.gp").is_file() for f in chapter.figures),
-           f"{chapter.folder}: every figure has its script")
-    expect(chapter.bench == (f"{chapter.target}_bench" in (folder / "CMakeLists.txt").read_text()),
-           f"{chapter.folder}: bench is {chapter.bench}, as its CMakeLists.txt has a benchmark or not")
-    expect(all(p >= 1 for p in chapter.points) and len(chapter.points) == len(chapter.sources),
-           f"{chapter.folder}: every exercise's checks are worth a point or more")
+def cmake_values(digest: str, work: Path, chapters) -> dict[str, str]:
+    """Every field of the digest as CMake reads it, one `KEY=VALUE` line each (cmake -P)."""
+    (work / "course.cmake").write_text(digest)
+    keys = [f"SCALEBOOK_CHAPTER_{c.folder}_{field}" for c in chapters
+            for field in ("NUMBER", "SUMMARY", "CONTRACT", "CHECKS", "LESSON", "BENCH", "HIDDEN_CHECKS", "SOURCES",
+                          "FIGURES", "LIB", "POINTS")]
+    script = ['include("${CMAKE_CURRENT_LIST_DIR}/course.cmake")',
+              'message(STATUS "SCALEBOOK_COURSE_CHAPTERS=${SCALEBOOK_COURSE_CHAPTERS}")']
+    script += [f'message(STATUS "{key}=${{{key}}}")' for key in keys]
+    (work / "read.cmake").write_text("\n".join(script) + "\n")
+    ran = subprocess.run(["cmake", "-P", str(work / "read.cmake")], capture_output=True, text=True)
+    values = {}
+    for line in ran.stdout.splitlines():
+        key, _, value = line.removeprefix("-- ").partition("=")
+        values[key] = value
+    return values
 
 
 def main() -> int:
-    chapters = all_chapters()
-    expect([c.number for c in chapters] == list(range(1, len(chapters) + 1)) and len(chapters) >= 7,
-           f"the chapters are numbered 1 to {len(chapters)}, in order")
-    for chapter in chapters:
-        check_chapter(chapter)
+    problems, read = lint(ROOT)
+    expect(not problems, f"the real course passes lint ({read['chapters']} chapters, {read['files']} files)"
+           + (f": {[str(p) for p in problems[:5]]}" if problems else ""))
     with tempfile.TemporaryDirectory(prefix="scalebook-manifest-") as temp:
-        folder = Path(temp) / "03-attention-scaling"
-        folder.mkdir()
-        data = json.loads((ROOT / "chapters" / "03-attention-scaling" / "chapter.json").read_text())
-        data["exercises"][0], data["exercises"][1] = data["exercises"][1], data["exercises"][0]
-        (folder / "chapter.json").write_text(json.dumps(data))
+        root = Path(temp) / "course"
+        for folder in COURSE_FOLDERS:
+            shutil.copytree(FIXTURE_COURSE / folder, root / folder)
+        gap = read_manifest(root / "chapters" / GAP)
+        expect(gap.figures == () and gap.bench is False and gap.points == (1,) and gap.tolerance == 0.0
+               and gap.lib == () and gap.hidden_checks == "" and gap.checks == "checks.cpp",
+               f"a manifest that leaves fields out gets the defaults: {gap}")
+        sums = read_manifest(root / "chapters" / SUMS)
+        expect(sums.points == (1, 2) and sums.hidden_count == 1 and sums.exercises == ["1.1", "1.2"],
+               f"points per exercise and the hidden checks counted from their file: {sums.points}, {sums.hidden_count}")
+        scratch = Path(temp) / "scratch"
+        for name, change, words in (
+                ("ids out of order", lambda d: d["exercises"].reverse(), ["exercise 1's id is '1.2'", "01-fixture-sums"]),
+                ("no contract", lambda d: d.pop("contract"), ['"contract" is missing']),
+                ("points as text", lambda d: d["exercises"][0].update(points="2"), ['"points" must be a whole number']),
+                ("a folder numbered 01 for chapter 2", lambda d: d.update(number=2), ["NN its number 02"]),
+                ("a source with a folder", lambda d: d["exercises"][0].update(source="../ex1_total.cpp"),
+                 ["not a file name"])):
+            shutil.rmtree(scratch, ignore_errors=True)
+            shutil.copytree(root / "chapters" / SUMS, scratch / SUMS)
+            said = refused(scratch / SUMS, change)
+            expect(all(w in said for w in words), f"{name}: refused, saying {said!r}")
+
+        # The digest, as CMake reads it, is what Python read.
+        manifest = root / "chapters" / SUMS / "chapter.json"
+        data = json.loads(manifest.read_text())
+        data["summary"] = TRICKY
+        manifest.write_text(json.dumps(data, indent=2))
+        chapters = all_chapters(root)
+        values = cmake_values(cmake_digest(chapters), Path(temp), chapters)
+        expect(values.get("SCALEBOOK_COURSE_CHAPTERS") == f"{SUMS};{GAP}", f"CMake lists the chapters in number order: "
+                                                                           f"{values.get('SCALEBOOK_COURSE_CHAPTERS')}")
+        for chapter in chapters:
+            prefix = f"SCALEBOOK_CHAPTER_{chapter.folder}_"
+            wanted = {"NUMBER": f"{chapter.number:02d}", "SUMMARY": chapter.summary, "CONTRACT": chapter.contract,
+                      "CHECKS": chapter.checks, "LESSON": chapter.lesson, "BENCH": "ON" if chapter.bench else "OFF",
+                      "HIDDEN_CHECKS": chapter.hidden_checks, "SOURCES": ";".join(chapter.sources),
+                      "FIGURES": ";".join(chapter.figures), "LIB": ";".join(chapter.lib),
+                      "POINTS": ";".join(f"{e}={p}" for e, p in zip(chapter.exercises, chapter.points))}
+            differing = {k: (values.get(prefix + k), v) for k, v in wanted.items() if values.get(prefix + k) != v}
+            expect(not differing, f"{chapter.folder}: CMake reads every field as Python does"
+                                  + (f": {differing}" if differing else ""))
+
+        # The term file.
+        (root / "term.json").write_text(json.dumps({"name": "t", "chapters": [GAP, {"chapter": 1, "points": {"1.1": 5}}]}))
+        term = term_chapters(root)
+        expect([c.folder for c in term] == [GAP, SUMS] and term[1].points == (5, 2),
+               f"term_chapters: the term's chapters in its order, with its points: {[(c.folder, c.points) for c in term]}")
+        expect([c.points for c in all_chapters(root)] == [(5, 2), (1,)] and
+               [c.points for c in course_chapters(root)] == [(1, 2), (1,)],
+               "all_chapters takes the term's points (what the build's digest says); course_chapters the manifests'")
+        (root / "term.json").write_text(json.dumps({"chapters": [2]}))
         try:
-            read_manifest(folder)
-            refused = ""
-        except ValueError as error:
-            refused = str(error)
-        expect("read_manifest" in refused and "3.2" in refused, f"ids out of order are refused, naming them: {refused}")
-    return finish("every manifest agrees with its chapter")
+            term_chapters(root)
+            said = ""
+        except ManifestError as error:
+            said = str(error)
+        expect("term.json" in said and "no chapter 2" in said, f"a term naming a chapter the course lacks is refused: {said!r}")
+    return finish("one parser: the manifests and the term as Python and CMake read them")
 
 
 if __name__ == "__main__":

@@ -1,33 +1,37 @@
 #!/usr/bin/env python3
-"""A regrade's pieces, without a build (seconds): what a check's identity covers, what a student sees
-of the hidden checks, which verdicts changed, and accepting a preview.
+"""A regrade's pieces, without a build (seconds): what a check's identity covers, which verdicts
+changed, and accepting a preview.
 
 - A check's identity (grading/inputs.py) changes when its own test case, the code outside the test
   cases or the binary's other inputs change, and only then: an erratum in one check leaves the others'
   verdicts reusable, a helper's leaves none. A check that spells __LINE__ (or a macro of the tree that
   does) makes every test case's place count; __COUNTER__ refuses the split (the binary's bytes then).
 - The splitter reads literals, raw strings and comments as C++ does (a brace in a string is no brace).
-- student_view (grading/hidden.py) by "count" holds no hidden check's name or message and keeps every
-  chapter's points; by "names" it holds names and verdicts, no message.
 - A visible error-path check's points do not depend on a hidden check (report.award_points).
-- verdict_changes names every check gained, lost, changed or absent on one side, and nothing else.
+- verdict_changes names every check gained, lost, changed or absent on one side, and nothing else; a
+  check an erratum renamed in its place is compared with itself: only a student whose verdict moved
+  shows, and the rename is said once.
 - ctest_pattern selects exactly the tests named, whatever their characters (asked of CTest itself).
 - --accept refuses a preview whose old grades changed since, an incomplete one, one against another
   folder and one still being written; accepting exchanges the folders, keeps the old set beside, and
   leaves each folder's CTest files naming its own place.
+- --accept killed (SIGKILL) before each of its steps, with renameat2's exchange and with two renames:
+  the old folder holds a whole set of grades at every kill, and the same command completes it.
 """
 from __future__ import annotations
 
 import copy
 import fcntl
 import json
+import os
+import signal
 import subprocess
 import tempfile
+import types
 from pathlib import Path
 
 from scalebook.errors import UsageError
-from scalebook.grading import regrade
-from scalebook.grading.hidden import WITHHELD, student_view
+from scalebook.grading import regrade, tree
 from scalebook.grading.inputs import SplitError, identities_of, macro_definitions, split_checks
 from scalebook.grading.report import award_points, ctest_pattern, record_path
 from tests.harness import expect, finish
@@ -114,31 +118,8 @@ def record() -> dict:
         test("4.3 visible", "failed", 0, exercise="4.3", message="plain")]}
 
 
-def view_checks() -> None:
+def points_checks() -> None:
     full = record()
-    counted = student_view(full, "count")
-    text = json.dumps(counted)
-    expect("secret" not in text and "4711" not in text and "inputs" not in text and "fingerprint" not in counted,
-           "view (count): no hidden check's name or message, no reuse key, no fingerprint")
-    hidden = [t for t in counted["tests"] if t.get("hidden")]
-    expect(len(hidden) == 1 and hidden[0]["checks"] == 2 and hidden[0]["passed"] == 1 and hidden[0]["points"] == 1
-           and hidden[0]["max_points"] == 2 and hidden[0]["status"] == "failed" and hidden[0]["exercise"] == "",
-           f"view (count): one entry for the chapter, how many ran and passed and their points: {hidden}")
-    expect(sum(t["points"] for t in counted["tests"]) == sum(t["points"] for t in full["tests"]) and
-           sum(t["max_points"] for t in counted["tests"]) == sum(t["max_points"] for t in full["tests"]),
-           "view (count): the chapter's points and maximum are the record's")
-    named = student_view(full, "names")
-    shown = [t for t in named["tests"] if t.get("hidden")]
-    expect([t["name"] for t in shown] == ["4.2 secret long row", "4.3 secret lowest double"]
-           and [t["status"] for t in shown] == ["failed", "passed"] and all(t["message"] == WITHHELD for t in shown)
-           and "4711" not in json.dumps(named), "view (names): each hidden check's name and verdict, no message")
-    try:
-        student_view(full, "everything")
-        refused = False
-    except ValueError:
-        refused = True
-    expect(refused, "view: an unknown policy is refused")
-
     tests = copy.deepcopy(full["tests"])
     award_points(tests)
     by_name = {t["name"]: t["points"] for t in tests}
@@ -170,6 +151,49 @@ def changes_checks() -> None:
            and changes["4.3 added"]["old_status"] == "absent" and changes["4.3 added"]["kind"] == "gained"
            and changes["4.2 visible throws"]["new_max"] == 2,
            "changes: gained, lost, absent on either side, a maximum changed, each with its points")
+
+
+def rename_checks(base: Path) -> None:
+    """An erratum that renames a hidden check (and changes its input) shows that rename once, and only
+    the student whose verdict moved: not every student with a check lost and one gained."""
+    def kit(names: list[tuple[str, str, bool]]) -> dict:
+        return {"checks": {f"k{i}": {"chapter": "04-causal-masking", "exercise": exercise, "name": name,
+                                     **({"hidden": True} if hidden else {})}
+                           for i, (exercise, name, hidden) in enumerate(names)}}
+
+    old_checks = [("4.1", "4.1 square", False), ("4.2", "4.2 over 96 tokens", True), ("4.2", "4.2 gone", False),
+                  ("4.3", "4.3 plain", False)]
+    new_checks = [("4.1", "4.1 square", False), ("4.2", "4.2 over 64 tokens", True), ("4.3", "4.3 plain", False),
+                  ("4.3", "4.3 new", False)]
+    renames = regrade.renamed_checks(kit(old_checks), kit(new_checks))
+    expect(renames == {("04-causal-masking", "4.2 over 96 tokens"): "4.2 over 64 tokens"},
+           f"renames: the check in the same place of the same exercise, and no other pairing: {renames}")
+    old, new = base / "old", base / "new"
+    statuses = {"ada": ("passed", "passed"), "fay": ("failed", "passed"), "gus": ("failed", "failed")}
+    for folder_path, checks, which in ((old, old_checks, 0), (new, new_checks, 1)):
+        (folder_path / "ctest" / "kit").mkdir(parents=True)
+        (folder_path / "ctest" / "kit" / "kit.json").write_text(json.dumps(kit(checks)))
+        for name, status in statuses.items():
+            tests = [{"chapter": "04-causal-masking", "exercise": e, "name": n, "max_points": 1,
+                      "status": status[which] if h else "passed", "points": int(status[which] == "passed" or not h),
+                      "message": "", **({"hidden": True} if h else {})} for e, n, h in checks if n not in ("4.2 gone", "4.3 new")]
+            record = {"submission": name, "score": sum(t["points"] for t in tests), "max_score": len(tests), "tests": tests}
+            record_path(folder_path, name).parent.mkdir(parents=True)
+            record_path(folder_path, name).write_text(json.dumps(record))
+            (folder_path / "students" / name).mkdir(parents=True)
+            (folder_path / "students" / name / "report.json").write_text("{}")
+    plan = types.SimpleNamespace(compare={"dir": str(old), "commit": "aaa", "records": regrade.record_digests(old)},
+                                 out_dir=new, commit="bbb", submissions={n: {} for n in statuses}, refused=[])
+    preview = regrade.comparison(plan)
+    changes = {s["submission"]: s["changes"] for s in preview["students"] if s["changes"]}
+    expect(preview["changed"] == ["fay"] and [c["check"] for c in changes["fay"]] == ["4.2 over 64 tokens"]
+           and changes["fay"][0]["renamed_from"] == "4.2 over 96 tokens" and changes["fay"][0]["kind"] == "gained",
+           f"renames: only the student whose verdict moved is changed, under the new name: {preview['changed']} {changes}")
+    expect(preview["renamed"] == [{"chapter": "04-causal-masking", "old": "4.2 over 96 tokens", "new": "4.2 over 64 tokens",
+                                   "hidden": True}], f"renames: the preview lists the rename once: {preview['renamed']}")
+    lines = "\n".join(regrade.terminal_lines(preview))
+    expect("renamed in this tree" in lines and "(was 4.2 over 96 tokens)" in lines and "2 unchanged: ada, gus" in lines,
+           f"renames: the terminal says so:\n{lines}")
 
 
 def pattern_checks(base: Path) -> None:
@@ -248,14 +272,96 @@ def accept_checks(base: Path) -> None:
            "accept: the accepted preview says when, and where the grades it replaced are")
 
 
+def killed_accept(new: Path, old: Path, limit: int, how: str) -> tuple[int, str]:
+    """--accept NEW --into OLD in a forked process that kills itself (SIGKILL) before its LIMIT-th
+    step (0: never), each write, rename, exchange and CTest file counted; HOW "two renames": as on a
+    filesystem that cannot exchange two folders. Returns its exit status (-9 when killed) and output."""
+    said = new.parent / f"accept-{limit}.log"
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(os.open(said, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
+            os.dup2(1, 2)
+            if how == "two renames":
+                regrade.exchange = lambda first, second: False
+            steps = [0]
+
+            def step(function):
+                def counted(*args, **kwargs):
+                    steps[0] += 1
+                    if steps[0] == limit:
+                        os.kill(os.getpid(), signal.SIGKILL)
+                    return function(*args, **kwargs)
+                return counted
+
+            for module, name in ((regrade, "write_json"), (regrade, "exchange"), (regrade, "relocate"),
+                                 (os, "rename"), (os, "replace"), (tree, "write_submission_tests")):
+                setattr(module, name, step(getattr(module, name)))
+            regrade.accept(new, old)
+            os._exit(0)
+        except BaseException as error:  # noqa: BLE001 (the child reports and ends)
+            print(f"{type(error).__name__}: {error}", flush=True)
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    return code, said.read_text(errors="replace") if said.exists() else ""
+
+
+def accept_killed_checks(base: Path) -> None:
+    """--accept killed (SIGKILL) before each of its steps (every write, rename, exchange and CTest file
+    it makes), then run again: OLD holds one complete set of grades at every kill, the preview never
+    says accepted while the old grades are in place, and the rerun completes the acceptance."""
+    for how in ("exchange", "two renames"):
+        limit, troubles = 0, []
+        while limit < 60:
+            limit += 1
+            root = base / f"killed-{how.replace(' ', '-')}-{limit}"
+            old, new = root / "grades", root / "regrade"
+            folder(old, "aaa1111", ["alice", "bob"], "old")
+            folder(new, "bbb2222", ["alice", "bob"], "new")
+            (new / "compare.json").write_text(json.dumps(
+                {"old": {"dir": str(old), "commit": "aaa1111"}, "new": {"dir": str(new), "commit": "bbb2222"},
+                 "records": regrade.record_digests(old), "students": [], "changed": [], "work": {}}))
+            code, said = killed_accept(new, old, limit, how)
+            if code == 0:
+                break
+            if code != -signal.SIGKILL:
+                troubles.append(f"step {limit}: exit {code} {said[-300:]}")
+                continue
+            held = (old / "marker.txt").read_text() if (old / "marker.txt").exists() else None
+            complete = held is not None and all(record_path(old, n).exists() for n in ("alice", "bob"))
+            kept = sorted(root.glob("grades.replaced-*"))
+            between = how == "two renames" and held is None and len(kept) == 1 and (new / "marker.txt").exists()
+            if not (complete or between):
+                troubles.append(f"step {limit}: the old folder holds no complete set of grades")
+            preview = json.loads((new / "compare.json").read_text()) if (new / "compare.json").exists() else {}
+            if held == "old" and preview.get("accepted"):
+                troubles.append(f"step {limit}: the preview says accepted while the old grades are in place")
+            code, said = killed_accept(new, old, 0, how)
+            kept = sorted(root.glob("grades.replaced-*"))
+            done = (code == 0 and (old / "marker.txt").read_text() == "new" and not new.exists()
+                    and len(kept) == 1 and (kept[0] / "marker.txt").read_text() == "old"
+                    and json.loads((old / "compare.json").read_text()).get("accepted", {}).get("replaced") == str(kept[0])
+                    and f"{old}/ctest/students/alice" in (record_path(old, "alice").parent / "CTestTestfile.cmake").read_text()
+                    and f"{kept[0]}/ctest/students/alice" in
+                    (record_path(kept[0], "alice").parent / "CTestTestfile.cmake").read_text())
+            if not done:
+                troubles.append(f"step {limit}: the rerun did not complete the acceptance ({code}: {said.strip()[-200:]})")
+        expect(limit > 6 and not troubles, f"accept ({how}): killed before each of its {limit - 1} steps, a rerun "
+                                           f"completes it and the old folder always holds a whole set: {troubles[:3]}")
+
+
 def main() -> int:
     identity_checks()
-    view_checks()
+    points_checks()
     changes_checks()
     with tempfile.TemporaryDirectory(prefix="scalebook-regrade-") as temp:
         (Path(temp) / "pattern").mkdir()
         pattern_checks(Path(temp) / "pattern")
         accept_checks(Path(temp))
+        (Path(temp) / "renames").mkdir()
+        rename_checks(Path(temp) / "renames")
+        accept_killed_checks(Path(temp))
     return finish("a regrade reuses what did not change and replaces the grades only when accepted")
 
 

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from scalebook.errors import UsageError
-from scalebook.grading.roster import parse_when, read_roster, without_credentials
+from scalebook.grading.roster import canvas_number, parse_when, read_roster, ruby_to_i, without_credentials
 from tests.harness import expect, finish
 
 UTC = datetime.timezone.utc
@@ -100,6 +100,27 @@ def main() -> int:
     expect(len(refused) == 9, f"nine lines refused ({len(refused)})")
     students, refused = refused_by(roster, "Europe/Berlin")
     expect("erin" in [s.id for s in students], "with a zone, a deadline without an offset is read")
+
+    # Gradebook identifiers: kept as they are, refused where no gradebook could match them (test_importers.py
+    # replays the importers on a whole class; these are the rules' edges).
+    students, refused = refused_by("id,name,email,repository,section,login,canvas_id\n"
+                                   "kim,-Kim,-kim@uni.example,k.git,@lab,+kim,7\n"
+                                   "lee,Lee,Lee@Uni.example,l.git,,+KIM,8\n"
+                                   "moe,Moe,moe@uni.example,m.git,,moe,12a\n"
+                                   "ned,Ned,ned@uni.example,n.git,,ned,7\n"
+                                   "ola,Ola,ola@uni.example,o.git,=1,ola,9\n"
+                                   "pia,Pia,pia@uni.example,p.git,,12.5.1,10\n")
+    reasons = {r.line: r.reason for r in refused}
+    expect([(s.id, s.name, s.email, s.section, s.login) for s in students] == [("kim", "-Kim", "-kim@uni.example", "@lab", "+kim")],
+           f"an identifier starting with '-', '@' or '+' is kept as it is: {students}")
+    for line, words in [(3, "login '+KIM' is also on line 2"), (4, "would read it as user 12"),
+                        (5, "canvas_id '7' is also on line 2"), (6, "section '=1' starts with '='"),
+                        (7, "would read it as '125.1'")]:
+        expect(words in reasons.get(line, ""), f"line {line} is refused: {reasons.get(line)}")
+    expect(ruby_to_i(" 42abc") == 42 and ruby_to_i("1_000x") == 1000 and ruby_to_i("x1") == 0 and ruby_to_i("-3") == -3,
+           "Ruby's to_i, as Canvas reads its ID column: leading digits, underscores between them, else 0")
+    expect(canvas_number("1,234.5") == "1234.5" and canvas_number("12%") == "12%" and canvas_number("a1.5") == "a1.5",
+           "Canvas's decimal_comma_to_period: a cell of digits, dots and commas becomes a decimal number")
 
     expect(without_credentials("https://student:ghp_SECRET@github.com/org/repo.git") == "https://github.com/org/repo.git",
            "a URL's user and token are left out of what reports show")

@@ -1,8 +1,17 @@
 """What every LMS export shares: its options, the roster joined to the reports, the columns and the text.
 
 Every string that came from a submission is safe text already in the reports (verdicts.safe_text,
-the one rule for untrusted text); what the exports add from the roster or the report goes through
-safe_text again, and every CSV cell through grades_csv.safe_cell (no cell a spreadsheet formula).
+the one rule for untrusted text); what the exports add from the report goes through safe_text
+again, and every cell of free text (feedback) through grades_csv.safe_cell (no such cell a
+spreadsheet formula). The roster's identifiers (emails, logins, Canvas ids, names) are written as
+they are: the roster refused those a gradebook could not match or a spreadsheet would compute
+(roster.identifier_problem).
+
+A gradebook file has a row for each roster student with a graded submission, and none for the
+others: an empty cell is not "no change" to the importers (Moodle's grade/import/lib.php commits it
+as a grade of NULL, which clears a grade entered by hand; Canvas's no_change_to_value? counts it a
+change; export/moodle.py and export/canvas.py cite the lines), so a student left out keeps the grade
+the LMS has, and the terminal names them.
 """
 from __future__ import annotations
 
@@ -25,24 +34,43 @@ class Options(NamedTuple):
     per_chapter: bool = False            # one column per chapter, or one total
     moodle_key: str = "email"            # email or idnumber: how Moodle finds the student
     hidden_policy: str = "count"         # what a student sees of the hidden checks (grading/hidden.py)
+    scale_to: float | None = None        # each grade column's points scaled to this maximum (None: points)
+    qids: tuple[str, ...] = ()           # PrairieLearn's question ids: one, or one per chapter with per_chapter
 
 
 class Column(NamedTuple):
     header: str
     chapter: str | None                  # None: the total
-    maximum: int
+    maximum: int                         # the kit's points
+    index: int = 0                       # its place among the columns (the id or qid it takes)
+
+
+def column_names(options: Options) -> list[tuple[str, str | None, int]]:
+    """(name, chapter, points) of each grade column: the total, or one per chapter ("NAME NN-topic")."""
+    if options.per_chapter:
+        return [(f"{options.assignment} {c.folder}", c.folder, options.maxima.get(c.folder, 0)) for c in options.chapters]
+    return [(options.assignment, None, sum(options.maxima.get(c.folder, 0) for c in options.chapters))]
 
 
 def columns(options: Options, with_ids: bool) -> list[Column]:
-    """The gradebook's grade columns: the total, or one per chapter ("NAME NN-topic"); with_ids adds
-    Canvas's " (ID)" where ids were given."""
-    if options.per_chapter:
-        names = [(f"{options.assignment} {c.folder}", c.folder, options.maxima.get(c.folder, 0)) for c in options.chapters]
-    else:
-        names = [(options.assignment, None, sum(options.maxima.get(c.folder, 0) for c in options.chapters))]
+    """The gradebook's grade columns; with_ids adds Canvas's " (ID)" where ids were given."""
     ids = options.assignment_ids if with_ids else ()
-    return [Column(f"{name} ({ids[i]})" if ids else name, chapter, maximum)
-            for i, (name, chapter, maximum) in enumerate(names)]
+    return [Column(f"{name} ({ids[i]})" if ids else name, chapter, maximum, i)
+            for i, (name, chapter, maximum) in enumerate(column_names(options))]
+
+
+def shown_maximum(column: Column, options: Options) -> float:
+    """The column's maximum in the gradebook: --scale-to's, or the kit's points."""
+    return column.maximum if options.scale_to is None else options.scale_to
+
+
+def grade(report: dict, column: Column, options: Options) -> str:
+    """REPORT's points in COLUMN as the gradebook reads them: the points, or scaled to --scale-to and
+    rounded to two decimals (what Canvas's and Moodle's gradebooks show)."""
+    value = points(report, column.chapter)
+    if options.scale_to is not None:
+        value = round(value * options.scale_to / column.maximum, 2) if column.maximum else 0.0
+    return number(value)
 
 
 def graded(report: dict | None) -> bool:
@@ -103,6 +131,33 @@ def joined(reports: list[dict], students: list[Student]) -> tuple[list[tuple[Stu
     pairs = [(s, by_name.get(s.id)) for s in students]
     known = {s.id for s in students}
     return pairs, sorted(name for name in by_name if name not in known)
+
+
+class Gradebook(NamedTuple):
+    rows: list[tuple[Student, dict]]     # the roster students with a graded report, in roster order
+    ungraded: list[tuple[Student, str]]  # the others, each with why (no submission, or refused)
+    unmatched: list[str]                 # reports no roster student has
+
+
+def gradebook(reports: list[dict], students: list[Student]) -> Gradebook:
+    """The rows a gradebook file gets (see the module's docstring: only graded students)."""
+    pairs, unmatched = joined(reports, students)
+    rows = [(s, r) for s, r in pairs if graded(r)]
+    ungraded = [(s, "no submission graded" if r is None else "its submission was refused") for s, r in pairs
+                if not graded(r)]
+    return Gradebook(rows, ungraded, unmatched)
+
+
+def said(name: str, path: Path, book: Gradebook) -> list[str]:
+    """The terminal's lines for a gradebook file NAME written at PATH."""
+    lines = [f"{name}: {path} ({len(book.rows)} graded roster student{'s' if len(book.rows) != 1 else ''})"]
+    if book.ungraded:
+        names = ", ".join(f"{s.id} ({why})" for s, why in book.ungraded[:20])
+        lines.append(f"{name}: left out, so that the grade the LMS has stays as it is: {names}"
+                     + (" ..." if len(book.ungraded) > 20 else ""))
+    if book.unmatched:
+        lines.append(f"{name}: not in the roster, left out: {', '.join(book.unmatched)}")
+    return lines
 
 
 def write_rows(path: Path, rows: list[list]) -> None:

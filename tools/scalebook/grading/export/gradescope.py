@@ -1,4 +1,10 @@
-"""Gradescope's results.json for one submission (autograder_samples docs/specs.md).
+"""Gradescope's results.json for one submission (autograder_samples docs/specs.md): the autograder's file.
+
+Gradescope reads only /autograder/results/results.json, written by run_autograder inside its
+container ("This must be produced as a result of executing run_autograder", specs.md); it imports
+no other results file. So this is written for run_autograder (grading/autograder.py runs
+`./workbook grade --export gradescope` and copies DIR/exports/gradescope/NAME/results.json there),
+not offered to instructors as a gradebook export.
 
 Every text field is declared plain text (output_format, test_output_format, test_name_format
 "text"), so that nothing a submission wrote is read as HTML or Markdown on Gradescope's page.
@@ -9,19 +15,23 @@ import json
 from pathlib import Path
 
 from ...files import atomic_write
-from ..hidden import WITHHELD, student_view
+from ..hidden import WITHHELD, shown_name, student_view
 from .common import Options, number, provenance
 
 
 def results(report: dict, options: Options | None = None) -> dict:
     """REPORT (a record) as Gradescope's results.json: score, execution_time, output, the text formats,
     and a test per check (name, number, score, max_score, status, output, visibility, tags). The hidden
-    checks, by the run's policy (grading/hidden.py): "names", each visible with its name, status and
+    checks, by the run's policy (grading/hidden.py): "names", each visible with its label, status and
     points, its output withheld; "count", each with Gradescope's visibility "hidden" (its whole output
-    for instructors; Gradescope shows a student no hidden test, nor the total while one is hidden), and
-    per chapter one visible test without points saying how many ran and passed."""
+    for instructors; Gradescope shows a student no hidden test), and per chapter one visible test
+    without points saying how many ran and passed and their points together. Gradescope itself hides
+    the total it would add up from the tests while one is hidden ("If test cases are hidden, students
+    will not be able to see their total score", specs.md), but the count policy shows the hidden
+    checks' points: so the visible output states the total, the score the student is given."""
     policy = options.hidden_policy if options else "count"
-    base = {"execution_time": report.get("seconds", 0), "output_format": "text", "test_output_format": "text",
+    # No execution_time (optional in the spec): it would tell how long the hidden checks ran (grading/hidden.py).
+    base = {"output_format": "text", "test_output_format": "text",
             "test_name_format": "text", "stdout_visibility": "hidden",
             "extra_data": {"submission": report["submission"], "grader_commit": report.get("commit"),
                            "collected": report.get("collected")}}
@@ -32,11 +42,13 @@ def results(report: dict, options: Options | None = None) -> dict:
         counters[test["exercise"]] = counters.get(test["exercise"], 0) + 1
         passed = test["status"] == "passed"
         hidden = bool(test.get("hidden"))
-        entry = {"name": test["name"], "number": f"{test['exercise']}.{counters[test['exercise']]}",
+        entry = {"name": shown_name(test) if hidden and policy == "names" else test["name"],
+                 "number": f"{test['exercise']}.{counters[test['exercise']]}",
                  "score": float(test["points"]), "max_score": float(test["max_points"]),
                  "status": "passed" if passed else "failed",
                  "visibility": "hidden" if hidden and policy == "count" else "visible",
-                 "tags": [test["chapter"], f"ex{test['exercise']}", test["status"], *(["hidden"] if hidden else [])]}
+                 "tags": [test["chapter"], f"ex{test['exercise']}",
+                          ("passed" if passed else "failed") if hidden else test["status"], *(["hidden"] if hidden else [])]}
         if hidden and policy == "names":
             entry["output"] = WITHHELD
         else:

@@ -12,8 +12,9 @@ def write_junit(report: dict, path: Path) -> None:
     """JUnit for an LMS. Every string is safe_text already (no character XML 1.0 cannot hold)."""
     suite = ET.Element("testsuite", name=report["submission"], tests=str(len(report["tests"])),
                        failures=str(sum(t["status"] == "failed" for t in report["tests"])),
-                       errors=str(sum(t["status"] in ERRORS for t in report["tests"])),
-                       time=str(report["seconds"]))
+                       errors=str(sum(t["status"] in ERRORS for t in report["tests"])))
+    if "seconds" in report:  # a student's view has none (grading/hidden.py: time tells hidden inputs)
+        suite.set("time", str(report["seconds"]))
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="score", value=str(report["score"]))
     ET.SubElement(properties, "property", name="max_score", value=str(report["max_score"]))
