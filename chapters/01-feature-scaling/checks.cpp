@@ -483,7 +483,14 @@ const testing::Diagnosis<Matrix, Matrix, Vector, Matrix, int> kKnnSlips{
      {kUnstableSort, [](const Matrix& tx, const Vector& ty, const Matrix& q, const int& k) { return Matrix(knn_by_contract(tx, ty, q, k, KnnSlip::UnstableSort)); }},
      {kOneNeighbour, [](const Matrix& tx, const Vector& ty, const Matrix& q, const int&) { return Matrix(knn_by_contract(tx, ty, q, 1)); }}},
     [] {
+      // Besides those: a far last row of its own class (code that leaves a distance unset), ties of
+      // three rows at one distance (an order other than the index's), one vote each for three
+      // classes and a class that wins 3 to 1 (votes counted otherwise than one per neighbour).
       return std::vector<KnnInput>{{from_rows(3, 2, {3, 0, 2, 2, 0, 5}), column({0, 1, 0}), from_rows(1, 2, {0, 0}), 1},
+                                   {from_rows(4, 2, {3, 0, 2, 2, 0, 5, 9, 9}), column({0, 1, 0, 2}), from_rows(1, 2, {0, 0}), 1},
+                                   {from_rows(3, 1, {1, -1, 1}), column({0, 1, 2}), from_rows(1, 1, {0}), 1},
+                                   {from_rows(3, 1, {1, 2, 3}), column({0, 1, 2}), from_rows(1, 1, {0}), 3},
+                                   {from_rows(4, 1, {1, 2, 3, 4}), column({0, 0, 0, 1}), from_rows(1, 1, {0}), 4},
                                    {from_rows(4, 1, {-1, 1, 3, -3}), column({2, 1, 0, 1}), from_rows(1, 1, {0}), 2},
                                    {from_rows(6, 1, {1, 2, 3, 4, 5, 6}), column({0, 1, 1, 2, 2, 2}), from_rows(1, 1, {0}), 6},
                                    {from_rows(5, 1, {0, 1, 2, 10, 11}), column({0, 0, 0, 1, 1}), from_rows(3, 1, {0.5, 10.4, 6.5}), 3},
@@ -669,10 +676,12 @@ TEST_CASE("1.2 any positive scale is valid, however small") {
   INPUTS(x, s);
   Matrix z;
   const std::string thrown = thrown_by([&] { z = ch01::apply_scaling(x, s); });
-  // What a threshold above 0 gives on this input: a ValueError instead of a result.
+  // What a threshold above 0 gives on this input: a ValueError instead of a result, where the same
+  // rows with the scales (1, 1, 1) are scaled (code that refuses every input refuses both).
+  const bool ordinary_scaled = thrown_by([&] { ch01::apply_scaling(x, ch01::Scaling{s.mean, row({1, 1, 1})}); }).empty();
   REQUIRE_MESSAGE(thrown.empty(), said("apply_scaling with the scales (1e-12, 1, 1e-310) threw \"" + thrown + "\": every scale "
                                        "above 0 is valid, however small",
-                                       suspect_exact(thrown.empty(), {{kScaleThreshold, false}})));
+                                       suspect_exact(thrown.empty() || !ordinary_scaled, {{kScaleThreshold, false}})));
   CHECK_MESSAGE(near(z, from_rows(1, 3, {2, 5, 2})),
                 "apply_scaling of (3e-12, 5, 2e-310) with means (1e-12, 0, 0) and scales (1e-12, 1, 1e-310) must give "
                 "(2, 5, 2)");
@@ -929,9 +938,11 @@ TEST_CASE("1.4 any positive learning rate and tolerance are valid, however small
   INPUTS(x, y, 1e-12, 1e-300, 3);
   ch01::DescentResult r;
   const std::string thrown = thrown_by([&] { r = ch01::gradient_descent(x, y, 1e-12, 1e-300, 3); });
+  // Named where the same descent with learning_rate 0.1 and tolerance 1e-6 runs.
+  const bool ordinary_runs = thrown_by([&] { ch01::gradient_descent(x, y, 0.1, 1e-6, 3); }).empty();
   REQUIRE_MESSAGE(thrown.empty(), said("gradient_descent with learning_rate 1e-12 and tolerance 1e-300 threw \"" + thrown +
                                            "\": every value above 0 is valid, however small",
-                                       suspect_exact(thrown.empty(), {{kRateThreshold, false}})));
+                                       suspect_exact(thrown.empty() || !ordinary_runs, {{kRateThreshold, false}})));
   CHECK_MESSAGE(r.iterations == 3, "gradient_descent on x = (-1, 1), y = (-2, 2) with learning_rate 1e-12 must make all "
                                    "3 updates allowed (|g| stays near 2, far above the tolerance), made " << r.iterations);
   CHECK_MESSAGE(!r.converged, "gradient_descent with learning_rate 1e-12 cannot converge in 3 updates: |g| stays near 2");
@@ -1144,6 +1155,43 @@ TEST_CASE("1.1 spreads at both ends of the double range are kept") {
                      "that leave the double range must not decide it (scale the deviations before squaring them)",
                      kScalingSlips.name(train)));
   CHECK_MESSAGE(near(s.mean, row({2.5e-300, 0, 5e-311}), 1e-12), "fit_scaling of the same features must give the means (2.5e-300, 0, 5e-311)");
+}
+
+TEST_CASE("1.1 features near the largest double have a mean and a spread") {
+  // 1.5e308 + 1.7e308 overflows to infinity (the largest double is 1.8e308), while their mean
+  // 1.6e308 and spread 1e307 are ordinary doubles; in the first and in the last feature, so that
+  // every feature's mean is looked at.
+  const Matrix train = from_rows(2, 3, {1.5e308, 1, -1.7e308,
+                                        1.7e308, 2, -1.5e308});
+  INPUTS(train);
+  const ch01::Scaling s = ch01::fit_scaling(train);
+  CHECK_MESSAGE(near(s.mean, row({1.6e308, 1.5, -1.6e308}), 1e-12),
+                said("fit_scaling of the features (1.5e308, 1.7e308), (1, 2) and (-1.7e308, -1.5e308) must give the means "
+                     "(1.6e308, 1.5, -1.6e308): a sum past the largest double must not decide a mean that is a double",
+                     kScalingSlips.name(train)));
+  CHECK_MESSAGE(near(s.scale, row({1e307, 0.5, 1e307}), 1e-12),
+                said("fit_scaling of the same features must give the scales (1e307, 0.5, 1e307)", kScalingSlips.name(train)));
+}
+
+TEST_CASE("1.1 a spread of one unit in the last place is kept where the mean rounds to the other rows") {
+  // Feature 0 is (1 + 2^-52, 1, 1), feature 1 (1, 1, 1 - 2^-53): their sums round to 3, so their
+  // means are exactly 1 and a single row deviates, in the first and in the last row, upwards and
+  // downwards. The spread (2^-52 / sqrt(3) and 2^-53 / sqrt(3) from the mean 1) is not 0: code
+  // that finds the largest deviation without looking at every row, or at its size, sees none.
+  const double u = std::ldexp(1.0, -52);
+  const Matrix train = from_rows(3, 2, {1 + u, 1,
+                                        1, 1,
+                                        1, 1 - u / 2});
+  INPUTS(train);
+  const ch01::Scaling s = ch01::fit_scaling(train);
+  // Between 0.4 and 0.7 units: a mean that rounds otherwise moves the spread between the values'
+  // own sqrt(2) / 3 = 0.47 and 1 / sqrt(3) = 0.58 of the unit.
+  const auto kept = [&](Index c, double unit) { return s.scale(c) >= 0.4 * unit && s.scale(c) <= 0.7 * unit; };
+  CHECK_MESSAGE((s.scale.size() == 2 && kept(0, u) && kept(1, u / 2)),
+                said("fit_scaling of the features (1 + 2^-52, 1, 1) and (1, 1, 1 - 2^-53) gave the scales " + show(s.scale) +
+                         ", not about 0.58 (2^-52, 2^-53): a spread however small is kept, and only a spread of exactly 0 "
+                         "becomes 1",
+                     kScalingSlips.name(train)));
 }
 
 TEST_CASE("1.1 property: the fitted scaling turns the training rows into mean 0 and standard deviation 1") {

@@ -3,6 +3,8 @@
 // (the deviations from the mean are squared), in double, with scale 1 only for a spread of exactly 0.
 #include "feature_scaling.hpp"
 
+#include <cmath>
+
 namespace scalebook::ch01 {
 
 Scaling fit_scaling(const Matrix& train) {
@@ -13,6 +15,9 @@ Scaling fit_scaling(const Matrix& train) {
   for (Index i = 0; i < train.rows(); ++i) sum += train.row(i);  // first pass: every feature at once
   Scaling s;
   s.mean = sum / n;
+  for (Index c = 0; c < train.cols(); ++c) {  // a sum past the largest double: each value divided by n first
+    if (std::isinf(s.mean(c))) s.mean(c) = (train.col(c) / n).sum();
+  }
   // Each feature's largest deviation: the deviations are divided by it before they are squared,
   // so that spreads of 1e-300 (squares underflow) and 1e200 (squares overflow) are kept.
   RowVector largest = RowVector::Zero(train.cols());
