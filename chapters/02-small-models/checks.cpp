@@ -266,6 +266,20 @@ Matrix flat(const ch02::DenseGradients& d) {
   return out;
 }
 
+// flat()'s parts back: dw, db and dx as matrices.
+std::vector<Matrix> unflat(const Matrix& flat_parts) {
+  std::vector<Matrix> parts;
+  Index at = 0;
+  for (int k = 0; k < 3; ++k) {
+    const auto rows = static_cast<Index>(flat_parts(at++, 0)), cols = static_cast<Index>(flat_parts(at++, 0));
+    Matrix m(rows, cols);
+    for (Index i = 0; i < rows; ++i)
+      for (Index j = 0; j < cols; ++j) m(i, j) = flat_parts(at++, 0);
+    parts.push_back(m);
+  }
+  return parts;
+}
+
 using BackwardInput = std::tuple<Matrix, Matrix, RowVector, bool, Matrix>;
 using Gate = std::function<bool(double)>;
 std::function<Matrix(const Matrix&, const Matrix&, const RowVector&, const bool&, const Matrix&)> backward_with(Gate gate, bool mean_db = false) {
@@ -622,10 +636,13 @@ TEST_CASE("2.3 rho = 0, a tiny learning rate and a tiny epsilon are valid") {
     const Matrix g = Matrix::Constant(1, 1, 2.0), p0 = p, v0 = v;  // p and v change in place: the inputs are copies
     INPUTS(p0, g, v0, c.learning_rate, c.rho, c.epsilon);
     const std::string thrown = thrown_by([&] { ch02::rmsprop_step(p, g, v, c.learning_rate, c.rho, c.epsilon); });
-    // What rejecting this valid value gives: a ValueError instead of a step.
+    // What rejecting this valid value gives: a ValueError instead of a step, where the same step
+    // with ordinary hyperparameters (0.1, 0.9, 1e-8) is taken (code that refuses v = 0 refuses both).
+    Matrix p1 = p0, v1 = v0;
+    const bool ordinary_taken = thrown_by([&] { ch02::rmsprop_step(p1, g, v1, 0.1, 0.9, 1e-8); }).empty();
     REQUIRE_MESSAGE(thrown.empty(), said("rmsprop_step with " + std::string(c.what) + " threw \"" + thrown + "\": rho may be 0, "
                                          "and learning_rate and epsilon are valid above 0, however small",
-                                         suspect_exact(thrown.empty(), {{c.mistake, false}})));
+                                         suspect_exact(thrown.empty() || !ordinary_taken, {{c.mistake, false}})));
     const double v_expected = 4.0 * (1.0 - c.rho);
     const double p_expected = 1.0 - c.learning_rate * 2.0 / std::sqrt(v_expected + c.epsilon);
     CHECK_MESSAGE(near(v(0, 0), v_expected, 1e-15), "rmsprop_step with " << std::string(c.what) << " from g = 2, v = 0 must give "
@@ -846,9 +863,18 @@ TEST_CASE("2.2 property: the gradients are x^T dz, the column sums of dz and dz 
       "x, w, b, relu, grad_out",
       [](const Matrix& x, const Matrix& w, const Matrix& b, bool relu, const Matrix& g) -> std::string {
         const RowVector bias = b.row(0);
-        const Matrix got = flat(ch02::dense_backward(x, w, bias, relu, g));
+        const ch02::DenseGradients got = ch02::dense_backward(x, w, bias, relu, g);
         const Matrix want = backward_with([](double z) { return z > 0.0; })(x, w, bias, relu, g);
-        return testing::same_output_matrix(got, want, 1e-12) ? "" : "dw, db or dx differs from its formula";
+        if (testing::same_output_matrix(flat(got), want, 1e-12)) return "";
+        // Which gradient differs, and where: the formulas' parts back from flat()'s layout.
+        const std::vector<Matrix> parts = unflat(want);
+        const Matrix got_parts[] = {got.dw, Matrix(got.db), got.dx};
+        const char* const names[] = {"dw", "db", "dx"};
+        for (std::size_t k = 0; k < 3; ++k) {
+          const testing::MatrixMatch match = near(got_parts[k], parts[k], 1e-12);
+          if (!match) return std::string(names[k]) + " is not its formula: " + match.report.substr(0, 200);
+        }
+        return "";
       },
       rc::gen::mapcat(rc::gen::tuple(testing::gen_size(1, 4), testing::gen_size(1, 3), testing::gen_size(1, 3)),
                       [](std::tuple<Index, Index, Index> nio) {
@@ -888,8 +914,11 @@ TEST_CASE("2.3 property: with rho = 0 the velocity is g^2 and each parameter mov
         ch02::rmsprop_step(p, g, v, 0.01, 0.0, 1e-7);
         Matrix both(2 * p.rows(), p.cols());
         both << p, v;
-        return testing::same_output_matrix(both, step_by(p0, g, v0, 0.01, 0.0, 1e-7, nullptr), 1e-12) ? ""
-                                                                                                     : "the parameters or the velocity differ from the formula";
+        const Matrix want = step_by(p0, g, v0, 0.01, 0.0, 1e-7, nullptr);
+        if (testing::same_output_matrix(both, want, 1e-12)) return "";
+        const testing::MatrixMatch params = near(p, Matrix(want.topRows(p.rows())), 1e-12);
+        if (!params) return "the parameters are not p - lr g / sqrt(g^2 + eps): " + params.report.substr(0, 200);
+        return "the velocity is not g^2: " + near(v, Matrix(want.bottomRows(p.rows())), 1e-12).report.substr(0, 200);
       },
       rc::gen::mapcat(rc::gen::pair(testing::gen_size(1, 3), testing::gen_size(1, 3)), [](std::pair<Index, Index> s) {
         return rc::gen::tuple(testing::gen_matrix_of(s.first, s.second, testing::gen_number(-5, 5)),
