@@ -587,7 +587,9 @@ TEST_CASE("4.2 bad input throws ShapeError or ValueError") {
   // A mask with fewer and with more rows, fewer and more columns, and transposed (same size):
   // checking only one dimension, only the size, or only "not smaller" lets one of these through.
   const Matrix scores = Matrix::Zero(3, 4);
-  const bool checks_rows = own_error<ShapeError>("masked_softmax", [&] { masked_softmax(scores, BoolMatrix::Constant(2, 4, true)); });
+  // Rows compared (a mask of 2 rows refused) while a mask of the right shape is accepted.
+  const bool checks_rows = own_error<ShapeError>("masked_softmax", [&] { masked_softmax(scores, BoolMatrix::Constant(2, 4, true)); }) &&
+                           testing::thrown_by([&] { masked_softmax(scores, BoolMatrix::Constant(3, 4, true)); }).empty();
   for (auto [rows, cols] : {std::pair<Index, Index>{2, 4}, {5, 4}, {3, 3}, {3, 6}, {4, 3}}) {
     const std::optional<Named> rows_only = checks_rows && rows == 3 ? std::optional<Named>(kMaskRowsOnly) : std::nullopt;
     CHECK_THROWS_CALL(ShapeError, Why("allowed must have the shape of scores", std::nullopt, rows_only), masked_softmax,

@@ -757,9 +757,11 @@ TEST_CASE("5.2 one head is x itself and E heads are single columns") {
 
 TEST_CASE("5.2 bad input throws ShapeError") {
   const Matrix x = Matrix::Ones(2, 6);
-  // A head count that does not divide E let through while 0 and negative ones are caught is what
-  // leaving out the divisibility check gives.
-  const bool checks_count = own_error<ShapeError>("split_heads", [&] { split_heads(x, 0); });
+  // A head count that does not divide E let through while 0 and negative ones are caught and a
+  // divisor is accepted is what leaving out the divisibility check gives (a check that turned
+  // divisors away would let the same count through).
+  const bool checks_count = own_error<ShapeError>("split_heads", [&] { split_heads(x, 0); }) &&
+                            testing::thrown_by([&] { split_heads(x, 3); }).empty();
   const Why divides("H must divide E (every head gets E / H columns)", checks_count ? std::optional<Named>(kNoDivisibility) : std::nullopt);
   CHECK_THROWS_CALL(ShapeError, "x must not be empty", split_heads, Matrix(0, 6), 3);
   CHECK_THROWS_CALL(ShapeError, "x must not be empty", split_heads, Matrix(2, 0), 3);
