@@ -1385,8 +1385,10 @@ TEST_CASE("6.3 property: predictions fall towards e as N grows, and worst is the
         }
         const ch06::Extrapolation x = ch06::extrapolate({e, a, alpha}, n, l);
         const ch06::Extrapolation want = extrapolate_by({e, a, alpha}, n, l, 0);
-        if (!same_values(x.predicted, want.predicted, 1e-12) || !same_values(x.relative_error, want.relative_error, 1e-12))
-          return "the predictions or the errors differ from e + a N^-alpha";
+        const testing::MatrixMatch predicted = same_values(x.predicted, want.predicted, 1e-12);
+        if (!predicted) return "the predictions are not e + a N^-alpha: " + predicted.report.substr(0, 200);
+        const testing::MatrixMatch errors = same_values(x.relative_error, want.relative_error, 1e-12);
+        if (!errors) return "the relative errors are not (prediction - loss) / loss: " + errors.report.substr(0, 200);
         for (std::size_t i = 0; i < n.size(); ++i)
           if (x.predicted[i] < e || (i > 0 && x.predicted[i] > x.predicted[i - 1])) return "prediction " + std::to_string(i) + " is below e or rises";
         if (!near(x.worst, want.worst, 1e-12)) return "worst is " + format_number(x.worst) + ", the largest |error| " + format_number(want.worst);
