@@ -119,7 +119,8 @@ constexpr Named kSoftmaxPerQuery{"softmax_per_query", "the softmax's 5 FLOPs cou
 constexpr Named kSoftmaxLeftOut{"softmax_left_out", "the softmax's 5 FLOPs per score left out of the attention count"};
 constexpr Named kSoftmaxOnce{"softmax_counted_once", "the softmax counted once for the layer instead of once per head"};
 constexpr Named kMlpModelWidth{"mlp_without_d_ff", "the MLP counted as two (d_model, d_model) products: its hidden width is d_ff"};
-constexpr Named kMlpUpOnly{"mlp_up_only", "only the MLP's first product (up to d_ff) counted, not the one back down"};
+constexpr Named kMlpUpOnly{"mlp_up_only", "the MLP counted as 2 n d_model d_ff, half its FLOPs: one of its two products (up to d_ff "
+                                          "and back down) left out, or each multiply-add counted as one FLOP"};
 constexpr Named kAttentionPerToken{"attention_per_token", "the scores and the weighted sum counted once per token instead of once per pair of tokens"};
 constexpr Named kThreeProjections{"three_projections", "three projections counted (Q, K, V): the output projection is the fourth"};
 constexpr Named kMlpLeftOut{"crossover_mlp_left_out", "the crossover compares attention with the projections only, leaving out the MLP"};
@@ -466,7 +467,9 @@ const testing::Diagnosis<LayerFlops, Index, LayerShape> kLayerSlips = [] {
   return D{"7.2", [](const Index& n, const LayerShape& s) { return layer_flops(n, s); },
            [](const Index& n, const LayerShape& s) { return layer_with(n, s.model_width, s.heads, s.mlp_width, nullptr); }, std::move(slips),
            [] {
-             return std::vector<std::tuple<Index, LayerShape>>{{10, {8, 2, 32}}, {1024, {768, 12, 3072}}, {7, {6, 3, 5}}, {65536, {4096, 32, 16384}}};
+             // And n = 2, where a count divided by n instead of multiplied (5 / n) is not 0.
+             return std::vector<std::tuple<Index, LayerShape>>{{10, {8, 2, 32}},         {1024, {768, 12, 3072}}, {7, {6, 3, 5}},
+                                                              {65536, {4096, 32, 16384}}, {2, {4, 2, 6}}};
            },
            same_layer};
 }();
@@ -495,8 +498,10 @@ const testing::Diagnosis<Index, LayerShape> kCrossoverSlips = [] {
            [] {
              // GPT-2 small and others whose division is not exact, {5, 5, 8} whose is (360 / 45), a layer
              // so wide that its counts pass 2^31, and one whose remainder (30) a double's quotient loses.
-             return std::vector<std::tuple<LayerShape>>{{{768, 12, 3072}}, {{8, 2, 4}},       {{16, 1, 62}},
-                                                        {{5, 5, 8}},      {{600000000, 1, 2400000000}}, {{Index{1} << 28, 2, 2}}};
+             // And {1, 1, 9}, whose count 44 per token is one short of a multiple of 9 per pair; {2, 1, 30}
+             // and {8, 1, 2}, where 4 d / d_ff and 4 / d d_ff are not 0.
+             return std::vector<std::tuple<LayerShape>>{{{768, 12, 3072}}, {{8, 2, 4}}, {{16, 1, 62}}, {{5, 5, 8}}, {{600000000, 1, 2400000000}},
+                                                        {{Index{1} << 28, 2, 2}}, {{1, 1, 9}}, {{2, 1, 30}}, {{8, 1, 2}}};
            },
            [](const Index& a, const Index& b) { return a == b; }};
 }();
@@ -532,8 +537,9 @@ const testing::Diagnosis<MemoryUse, Index, Index, Index, Index, Index, Index> kM
 }();
 
 std::vector<std::tuple<RowVector>> state_battery() {
-  return {{RowVector(testing::row({1, 3, 2}))}, {RowVector(testing::row({-2e4, -1e31, -2e4 + 1}))}, {RowVector(testing::row({-kInf, 2, 0}))},
-          {RowVector(testing::row({0.5, 1, 4, -3}))}, {RowVector(testing::row({-1e31, -2e31}))}};
+  // The last row's numbers are not floats: a maximum kept in a float shows there.
+  return {{RowVector(testing::row({1, 3, 2}))},         {RowVector(testing::row({-2e4, -1e31, -2e4 + 1}))}, {RowVector(testing::row({-kInf, 2, 0}))},
+          {RowVector(testing::row({0.5, 1, 4, -3}))}, {RowVector(testing::row({-1e31, -2e31}))},          {RowVector(testing::row({0.1, 0.7, -0.3}))}};
 }
 
 const testing::Diagnosis<SoftmaxState, RowVector> kStateSlips{
@@ -558,7 +564,8 @@ const testing::Diagnosis<Matrix, Matrix> kWeightSlips{
       }}},
     [] {
       return std::vector<std::tuple<Matrix>>{{testing::from_rows(2, 3, {1, 3, 2, 0.5, -1, 4})}, {testing::from_rows(1, 3, {-2e4, -1e31, -2e4 + 1})},
-                                             {testing::from_rows(2, 2, {-kInf, 2, -kInf, -kInf})}, {testing::from_rows(1, 2, {-1e31, -2e31})}};
+                                             {testing::from_rows(2, 2, {-kInf, 2, -kInf, -kInf})}, {testing::from_rows(1, 2, {-1e31, -2e31})},
+                                             {testing::from_rows(1, 3, {0.1, 0.7, -0.3})}};
     },
     testing::same_matrix(1e-15)};
 
