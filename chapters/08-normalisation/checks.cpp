@@ -276,7 +276,8 @@ Matrix one_pass_rescaled(const Matrix& x, const RowVector& gamma, const RowVecto
 // gamma's end), a constant token and eps = 0.5 (eps's place and its
 // absence show), gamma and beta that differ per feature; a token beyond 1e154 (squares overflow)
 // and one whose mean 1e8 is far above its spread (one pass cancels, in the row's units or in units
-// of a power of two); two more whose means are far above their spreads.
+// of a power of two), and one of 1e100, whose squares a double holds but whose largest magnitude a
+// float does not (code that finds its unit in float); two more whose means are far above their spreads.
 const testing::Diagnosis<Matrix, Matrix, RowVector, RowVector, double> kLayerNormSlips{
     "8.1",
     [](const Matrix& x, const RowVector& gamma, const RowVector& beta, const double& eps) { return ch08::layer_norm(x, gamma, beta, eps); },
@@ -295,7 +296,8 @@ const testing::Diagnosis<Matrix, Matrix, RowVector, RowVector, double> kLayerNor
     [] {
       return std::vector<std::tuple<Matrix, RowVector, RowVector, double>>{
           {from_rows(3, 4, {1, 2, 3, 6, 5, 5, 5, 5, 5, 11, 12, 12}), row({1, 2, 0.5, -1}), row({0, 1, -1, 0.5}), 0.5},
-          {from_rows(2, 4, {1e200, 2e200, 3e200, 6e200, 1e8 + 1, 1e8 - 1, 1e8 + 2, 1e8 - 2}), row({1, 1, 1, 1}), row({0, 0, 0, 0}), 1e-5},
+          {from_rows(3, 4, {1e200, 2e200, 3e200, 6e200, 1e8 + 1, 1e8 - 1, 1e8 + 2, 1e8 - 2, 1e100, 2e100, 3e100, 6e100}), row({1, 1, 1, 1}),
+           row({0, 0, 0, 0}), 1e-5},
           {from_rows(2, 4, {1e9 - 1.5, 1e9 - 0.5, 1e9 + 0.5, 1e9 + 1.5, -3e8 + 2, -3e8 - 2, -3e8 + 1, -3e8 - 1}), row({1, 1, 1, 1}),
            row({0, 0, 0, 0}), 1e-5}};
     },
@@ -303,7 +305,7 @@ const testing::Diagnosis<Matrix, Matrix, RowVector, RowVector, double> kLayerNor
 
 // 8.2's battery: a token of zeros and eps = 0.5, a mean far from 0, gamma per feature, fewer tokens
 // than features (code that reads gamma by token reads no entry past gamma's end); a token beyond
-// 1e154.
+// 1e154, and one of 1e100, beyond a float only.
 const testing::Diagnosis<Matrix, Matrix, RowVector, double> kRmsNormSlips{
     "8.2", [](const Matrix& x, const RowVector& gamma, const double& eps) { return ch08::rms_norm(x, gamma, eps); },
     [](const Matrix& x, const RowVector& gamma, const double& eps) { return rms_norm_exact(x, gamma, eps); },
@@ -318,7 +320,7 @@ const testing::Diagnosis<Matrix, Matrix, RowVector, double> kRmsNormSlips{
     [] {
       return std::vector<std::tuple<Matrix, RowVector, double>>{
           {from_rows(3, 4, {1, 2, 3, 6, 0, 0, 0, 0, -2, 1, 0.5, 4}), row({1, 2, 0.5, -1}), 0.5},
-          {from_rows(1, 4, {1e200, 2e200, 3e200, 6e200}), row({1, 1, 1, 1}), 1e-5}};
+          {from_rows(2, 4, {1e200, 2e200, 3e200, 6e200, 1e100, 2e100, 3e100, 6e100}), row({1, 1, 1, 1}), 1e-5}};
     },
     testing::same_matrix(1e-9)};
 
