@@ -93,4 +93,59 @@ TEST_CASE("matmul and matmul_transposed against sums written out") {
                        ShapeError);
   CHECK_THROWS_AS(matmul_transposed(a, b), ShapeError);
 }
+
+TEST_CASE("the products into a block write only the block, and add with Into::Add") {
+  Matrix a(2, 3), b(3, 2);
+  a << 1, 2, 3, 4, 5, 6;
+  b << 7, 8, 9, 10, 11, 12;
+  // a * b written out, then placed in the middle of a larger matrix of 100s
+  Matrix ab(2, 2);
+  ab << 58, 64, 139, 154;
+  Matrix out = Matrix::Constant(4, 4, 100.0);
+  matmul_into(a, b, out.block(1, 1, 2, 2));
+  Matrix expected = Matrix::Constant(4, 4, 100.0);
+  expected.block(1, 1, 2, 2) = ab;
+  CHECK(out == expected);
+  matmul_into(a, b, out.block(1, 1, 2, 2), Into::Add);
+  expected.block(1, 1, 2, 2) += ab;
+  CHECK(out == expected);
+  // Blocks as inputs: rows 1..2 of a 4-row matrix holding a, and b's transpose
+  Matrix tall = Matrix::Zero(4, 3);
+  tall.middleRows(1, 2) = a;
+  Matrix bt = b.transpose();
+  Matrix aat(2, 2);
+  aat << 14, 32, 32, 77;
+  Matrix square(2, 2);
+  matmul_transposed_into(tall.middleRows(1, 2), tall.middleRows(1, 2), square);
+  CHECK(square == aat);
+  matmul_transposed_into(tall.middleRows(1, 2), bt, square);
+  CHECK(square == ab);
+  // aᵀ b: a (2, 3) and a (2, 3) give (3, 3), entry (i, j) = sum over rows r of a(r, i) a(r, j)
+  Matrix ata(3, 3);
+  ata << 17, 22, 27, 22, 29, 36, 27, 36, 45;
+  Matrix wide = Matrix::Constant(3, 3, 1.0);
+  transposed_matmul_into(tall.middleRows(1, 2), a, wide, Into::Add);
+  CHECK(wide == (ata.array() + 1.0).matrix());
+  transposed_matmul_into(a, a, wide);
+  CHECK(wide == ata);
+  // Single precision: the same numbers
+  Eigen::MatrixXf af = a.cast<float>(), bf = b.cast<float>(), outf(2, 2);
+  matmul_into(af, bf, outf);
+  CHECK(outf == ab.cast<float>());
+  matmul_transposed_into(af, af, outf);
+  CHECK(outf == aat.cast<float>());
+  Eigen::MatrixXf ataf(3, 3);
+  transposed_matmul_into(af, af, ataf);
+  CHECK(ataf == ata.cast<float>());
+  // Shapes that do not fit name the function, both operands and the output
+  CHECK_THROWS_WITH_AS(matmul_into(a, a, out.block(0, 0, 2, 3)),
+                       "matmul_into: a (2, 3) times b (2, 3): a's columns must equal b's rows", ShapeError);
+  CHECK_THROWS_WITH_AS(matmul_into(a, b, out.block(0, 0, 2, 3)),
+                       "matmul_into: out (2, 3) must be (2, 2) for a (2, 3) and b (3, 2)", ShapeError);
+  CHECK_THROWS_AS(matmul_transposed_into(a, b, square), ShapeError);
+  CHECK_THROWS_AS(matmul_transposed_into(a, a, wide), ShapeError);
+  CHECK_THROWS_AS(transposed_matmul_into(a, b, wide), ShapeError);
+  CHECK_THROWS_AS(transposed_matmul_into(a, a, square), ShapeError);
+  CHECK_THROWS_AS(matmul_into(af, af, outf), ShapeError);
+}
 }
