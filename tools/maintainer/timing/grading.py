@@ -30,6 +30,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from scalebook.config import ROOT
+from scalebook.grading.ledger import Ledger
 
 
 def make_class(tree: Path, into: Path, count: int, kind: str) -> list[Path]:
@@ -125,6 +126,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"{1000 * seconds['checks'] / max(1, seconds['checks counted']):.0f} ms each); "
                   f"{seconds['compiles cached']} of {len({t['exercise'] for t in reports[0]['tests']}) * n} exercise compiles "
                   f"and {seconds['links cached']} of {seconds['links']} chapter links were identical files'")
+            # The compilers' own CPU seconds, from the submissions' budget ledgers (each box's shell
+            # reports its compiler's `times`): the one figure here that other work on the machine
+            # does not inflate.
+            spent = [Ledger(path).spent("compile") for path in out.glob("ctest/**/ledger")]
+            if spent:
+                print(f"  compiler CPU per submission (the budget ledgers): {sum(spent) / n:.2f} s, "
+                      f"max {max(spent):.2f} s")
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
