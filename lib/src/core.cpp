@@ -125,6 +125,35 @@ void require_queries_keys(std::string_view function, const Eigen::Ref<const Matr
   require_finite(function, "k", k);
 }
 
+// The overloads for Matrix, Vector and RowVector: the Eigen::Ref each binds is made here, once.
+void require_nonempty(std::string_view function, std::string_view name, const Matrix& m) {
+  require_nonempty(function, name, Eigen::Ref<const Matrix>(m));
+}
+void require_nonempty(std::string_view function, std::string_view name, const Vector& m) {
+  require_nonempty(function, name, Eigen::Ref<const Matrix>(m));
+}
+void require_nonempty(std::string_view function, std::string_view name, const RowVector& m) {
+  require_nonempty(function, name, Eigen::Ref<const Matrix>(m));
+}
+void require_finite(std::string_view function, std::string_view name, const Matrix& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
+}
+void require_finite(std::string_view function, std::string_view name, const Vector& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
+}
+void require_finite(std::string_view function, std::string_view name, const RowVector& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
+}
+void require_shape(std::string_view function, std::string_view name, const Matrix& m, Index rows, Index cols) {
+  require_shape(function, name, Eigen::Ref<const Matrix>(m), rows, cols);
+}
+void require_shape(std::string_view function, std::string_view name, const Vector& m, Index rows, Index cols) {
+  require_shape(function, name, Eigen::Ref<const Matrix>(m), rows, cols);
+}
+void require_shape(std::string_view function, std::string_view name, const RowVector& m, Index rows, Index cols) {
+  require_shape(function, name, Eigen::Ref<const Matrix>(m), rows, cols);
+}
+
 void require_positive(std::string_view function, std::string_view name, long long value) {
   if (value <= 0) {
     std::ostringstream out;

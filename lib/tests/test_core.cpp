@@ -38,6 +38,38 @@ TEST_CASE("require_finite names the first NaN and its position") {
   CHECK_THROWS_AS(require_finite("f", "q", m), ValueError);
 }
 
+TEST_CASE("the checks of one matrix hold for a Vector, a RowVector, a block and an expression") {
+  // Each kind of argument has its own overload; every one must apply the same rule.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(require_nonempty("f", "x", Vector(0)), "f: x is empty (0, 1)", ShapeError);
+  CHECK_THROWS_WITH_AS(require_nonempty("f", "x", RowVector(0)), "f: x is empty (1, 0)", ShapeError);
+  const Matrix m = Matrix::Ones(3, 4);
+  CHECK_THROWS_WITH_AS(require_nonempty("f", "x", m.block(1, 1, 2, 0)), "f: x is empty (2, 0)", ShapeError);
+  CHECK_NOTHROW(require_nonempty("f", "x", Vector::Ones(1)));
+  CHECK_NOTHROW(require_nonempty("f", "x", RowVector::Ones(1)));
+
+  Vector v = Vector::Ones(3);
+  v(2) = nan;
+  CHECK_THROWS_WITH_AS(require_finite("f", "v", v), "f: v (3, 1) has a non-finite value nan at (2, 0)", ValueError);
+  RowVector r = RowVector::Ones(3);
+  r(1) = -std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(require_finite("f", "r", r), "f: r (1, 3) has a non-finite value -inf at (0, 1)",
+                       ValueError);
+  Matrix with_nan = m;
+  with_nan(2, 3) = nan;
+  CHECK_THROWS_WITH_AS(require_finite("f", "b", with_nan.bottomRightCorner(2, 2)),
+                       "f: b (2, 2) has a non-finite value nan at (1, 1)", ValueError);
+  CHECK_NOTHROW(require_finite("f", "b", with_nan.topLeftCorner(2, 2)));
+  CHECK_NOTHROW(require_finite("f", "v", Vector::Ones(3)));
+
+  CHECK_THROWS_WITH_AS(require_shape("f", "v", Vector(3), 2, 1), "f: v must be (2, 1), got (3, 1)", ShapeError);
+  CHECK_THROWS_WITH_AS(require_shape("f", "r", RowVector(3), 1, 2), "f: r must be (1, 2), got (1, 3)", ShapeError);
+  CHECK_THROWS_WITH_AS(require_shape("f", "b", m.leftCols(2), 3, 3), "f: b must be (3, 3), got (3, 2)", ShapeError);
+  CHECK_NOTHROW(require_shape("f", "v", Vector(3), 3, 1));
+  CHECK_NOTHROW(require_shape("f", "r", RowVector(3), 1, 3));
+  CHECK_NOTHROW(require_shape("f", "b", m.leftCols(2), 3, 2));
+}
+
 TEST_CASE("require_queries_keys: empty, different d_k, NaN") {
   const Matrix q = Matrix::Ones(2, 3);
   CHECK_NOTHROW(require_queries_keys("attention", q, Matrix::Ones(4, 3)));

@@ -78,17 +78,57 @@ std::string shape_of(const Eigen::EigenBase<Derived>& m) {
   return "(" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + ")";
 }
 
+// The checks of one matrix below take a Matrix, a Vector or a RowVector as it is, by overloads
+// compiled once in lib: the calling file instantiates nothing of Eigen for them (binding each
+// argument to an Eigen::Ref costs a file a few hundredths of a second of compile time, at every
+// save). Any other matrix of doubles (a block, a map, an expression) goes through the template
+// overload, which views it as an Eigen::Ref<const Matrix>.
+
 /// Throws ShapeError "function: name is empty (0, 3)" when m has no entries.
 void require_nonempty(std::string_view function, std::string_view name,
                       const Eigen::Ref<const Matrix>& m);
+/// require_nonempty for a Matrix, compiled once.
+void require_nonempty(std::string_view function, std::string_view name, const Matrix& m);
+/// require_nonempty for a Vector, compiled once.
+void require_nonempty(std::string_view function, std::string_view name, const Vector& m);
+/// require_nonempty for a RowVector, compiled once.
+void require_nonempty(std::string_view function, std::string_view name, const RowVector& m);
+/// require_nonempty for a block or any other matrix expression of doubles.
+template <class Derived>
+void require_nonempty(std::string_view function, std::string_view name, const Eigen::MatrixBase<Derived>& m) {
+  require_nonempty(function, name, Eigen::Ref<const Matrix>(m));
+}
 
 /// Throws ValueError naming the first non-finite entry (NaN or ±inf) and its position.
 void require_finite(std::string_view function, std::string_view name,
                     const Eigen::Ref<const Matrix>& m);
+/// require_finite for a Matrix, compiled once.
+void require_finite(std::string_view function, std::string_view name, const Matrix& m);
+/// require_finite for a Vector, compiled once.
+void require_finite(std::string_view function, std::string_view name, const Vector& m);
+/// require_finite for a RowVector, compiled once.
+void require_finite(std::string_view function, std::string_view name, const RowVector& m);
+/// require_finite for a block or any other matrix expression of doubles.
+template <class Derived>
+void require_finite(std::string_view function, std::string_view name, const Eigen::MatrixBase<Derived>& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
+}
 
 /// Throws ShapeError unless m is rows × cols.
 void require_shape(std::string_view function, std::string_view name,
                    const Eigen::Ref<const Matrix>& m, Index rows, Index cols);
+/// require_shape for a Matrix, compiled once.
+void require_shape(std::string_view function, std::string_view name, const Matrix& m, Index rows, Index cols);
+/// require_shape for a Vector, compiled once.
+void require_shape(std::string_view function, std::string_view name, const Vector& m, Index rows, Index cols);
+/// require_shape for a RowVector, compiled once.
+void require_shape(std::string_view function, std::string_view name, const RowVector& m, Index rows, Index cols);
+/// require_shape for a block or any other matrix expression of doubles.
+template <class Derived>
+void require_shape(std::string_view function, std::string_view name, const Eigen::MatrixBase<Derived>& m,
+                   Index rows, Index cols) {
+  require_shape(function, name, Eigen::Ref<const Matrix>(m), rows, cols);
+}
 
 /// Throws ShapeError unless a and b have the same number of columns (e.g. queries and keys share d_k).
 void require_same_cols(std::string_view function, std::string_view a_name,
