@@ -247,14 +247,16 @@ function(_scalebook_chapter_checks)
   set(has_hidden "${has_hidden}" PARENT_SCOPE)
 endfunction()
 
-# The hidden checks (the manifest's hidden_checks): compiled where this build has them, the
-# instructor's tree's grading kit and reference track, never the student's loop or edition.
+# The hidden checks (the manifest's hidden_checks): compiled where this build has them, every
+# grading kit (the instructor's tree's, and the autograders' trees, which ship the hidden checks but
+# no solutions: grading/autograder.py) and the reference track, never the student's loop or edition
+# (whose manifests name no hidden_checks file: the release writes hidden_count instead).
 # chNN_hidden_objects, hidden_checks.tsv, and on the reference track chNN_hidden_checks with a
 # CTest test per hidden check (labels chNN and hidden).
 function(_scalebook_chapter_hidden_checks)
   set(has_hidden OFF)
   set(hidden_names)
-  if(CHAPTER_HIDDEN_CHECKS AND NOT SCALEBOOK_STUDENT_EDITION AND (SCALEBOOK_GRADING OR track_is_reference))
+  if(CHAPTER_HIDDEN_CHECKS AND (SCALEBOOK_GRADING OR (track_is_reference AND NOT SCALEBOOK_STUDENT_EDITION)))
     set(has_hidden ON)
     set(hidden_file "${chapter_dir}/${CHAPTER_HIDDEN_CHECKS}")
     if(NOT EXISTS "${hidden_file}")

@@ -10,7 +10,9 @@ if(script MATCHES "(^|\n)[ \t]*set[ \t]+title[ \t]+(\"([^\"]*)\"|'([^']*)')")
   set(title "${CMAKE_MATCH_3}${CMAKE_MATCH_4}")
   string(REGEX REPLACE "\\\\n.*" "" title "${title}")             # its first line
   string(REGEX REPLACE "{/[^ ]* ([^}]*)}" "\\1" title "${title}")  # enhanced-text markup
+  string(REPLACE "\\\\_" "@underscore@" title "${title}")            # an escaped \\_ is a literal _
   string(REGEX REPLACE "[_^{}]" "" title "${title}")
+  string(REPLACE "@underscore@" "_" title "${title}")
   string(REGEX REPLACE "(^|\n)([ \t]*set[ \t]+title[^\n]*)" "\\1# (the caption is the title) \\2" script "${script}")
 endif()
 get_filename_component(stem "${OUTPUT}" NAME_WE)

@@ -30,3 +30,14 @@ MathJax.Hub.Config({ "HTML-CSS": { availableFonts: [], preferredFont: null, webF
 // No status box: MathJax 2 shows "Loading ..." / "Typesetting math: 100%" in the page's corner and
 // clears it only a moment after the math is done; the book's math is local and typesets at once.
 MathJax.Hub.Config({ messageStyle: "none" });
+
+// Math a screen reader can read: AssistiveMML puts a visually hidden MathML copy beside each typeset
+// formula (screen readers read MathML) and hides MathJax's drawing of it from them, which they would
+// read as a string of single letters. And no formula is a stop of its own for the Tab key: with
+// MathJax's default, a keyboard reader tabs through every formula of a page (124 on chapter 3)
+// between one link and the next; the MathML copy needs no focus to be read.
+// (MathJax.js loads the AssistiveMML extension itself when the setting is on.) The extension's
+// "End Math" hook reads MathJax's element jax, which MathJax otherwise loads only with the first
+// formula: on a page without one the hook failed, and MathJax never finished starting up.
+MathJax.Hub.Config({ menuSettings: { assistiveMML: true, inTabOrder: false } });
+MathJax.Hub.config.extensions = MathJax.Hub.config.extensions.concat(["[MathJax]/jax/element/mml/jax.js"]);

@@ -5,9 +5,11 @@
  *    MathJax in the page, the table of contents and the sidebar, and turned into plain text
  *    (√dₖ) for the window title and the phone menu.
  *  - Code snippets lose the indentation they had in their source file.
- *  - Figures open full size when tapped, and are named by their caption for screen readers.
+ *  - Figures open full size when tapped (docs/accessible_pages.py names them for screen readers).
  *  - A "Contents" button reaches the page's table of contents from anywhere on the page, and a
  *    "Chapters" menu lists the book's pages on a phone, where the sidebar is hidden.
+ *  - The keyboard reaches everything: the sidebar's expand/collapse arrows (named, and saying
+ *    whether they are open), Doxygen's other clickable arrows and icons, and boxes that scroll.
  *  - Long formulas break again at the new width when a phone turns or a window is resized
  *    (MathJax 2 breaks them once, at the width of their box when it first typesets them).
  *  - Linked names show their brief description, math typeset, in a tooltip: those in code blocks
@@ -96,9 +98,11 @@
       var source = figure.getAttribute("data") || figure.getAttribute("src");
       var caption = box.querySelector(".caption");
       var name = caption ? plainTitle(caption.textContent.trim()) : "";
+      // docs/accessible_pages.py names each SVG figure by its <title> (what it shows); the caption
+      // names a figure that came without one.
       if (figure.tagName === "OBJECT") {
         figure.setAttribute("role", "img");
-        if (name) figure.setAttribute("aria-label", name);
+        if (name && !figure.getAttribute("aria-label")) figure.setAttribute("aria-label", name);
       } else if (name && !figure.getAttribute("alt")) {
         figure.setAttribute("alt", name);
       }
@@ -165,6 +169,13 @@
       $(this).data("powertip", '<div class="ttdoc">' + this.getAttribute("data-scalebook-tip") + "</div>")
         .powerTip(options);
     });
+    // The tooltip opens with the focus on its link and is put at the end of the page: the links it
+    // holds (the name it describes) are for the mouse, and no Tab stop of their own, else the Tab
+    // key, past the page's last link, lands in a tooltip still fading out, far from the text.
+    $(document).on("powerTipRender", function () {
+      var tip = document.getElementById("powerTip");
+      if (tip) tip.querySelectorAll("a[href]").forEach(function (a) { a.setAttribute("tabindex", "-1"); });
+    });
     $(document).on("powerTipOpen", function (event) {
       var tip = document.getElementById("powerTip");
       if (!tip || !window.MathJax || !MathJax.Hub || !MathJax.Hub.Queue) return;
@@ -183,8 +194,88 @@
       width = window.innerWidth;
       clearTimeout(timer);
       timer = setTimeout(function () {
-        if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(["Rerender", MathJax.Hub]);
+        if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(["Rerender", MathJax.Hub], scrollableByKeyboard);
+        else scrollableByKeyboard();
       }, 250);
+    });
+  }
+
+  // The sidebar's expand/collapse arrows (navtree.js: links holding ► or ▼) say what they open and
+  // whether it is open, instead of "black right-pointing pointer".
+  function labelToggles(tree) {
+    tree.querySelectorAll(".item > a:first-child").forEach(function (toggle) {
+      var arrow = toggle.querySelector(".arrow");
+      var label = toggle.parentElement.querySelector(".label");
+      if (!arrow || !label) return;
+      var open = arrow.textContent.indexOf("\u25bc") >= 0;
+      if (toggle.getAttribute("aria-expanded") !== String(open)) toggle.setAttribute("aria-expanded", String(open));
+      var name = "Contents of " + plainTitle(label.textContent.trim());
+      if (toggle.getAttribute("aria-label") !== name) toggle.setAttribute("aria-label", name);
+    });
+  }
+
+  // What Doxygen makes clickable without a link or a button (the folder arrows and detail levels of
+  // the file and class lists, the sidebar's sync button) becomes a button the keyboard reaches and
+  // Enter or Space presses, named for screen readers.
+  function asButton(el, name) {
+    if (!el.hasAttribute("tabindex")) {
+      el.setAttribute("tabindex", "0");
+      el.setAttribute("role", "button");
+      el.addEventListener("keydown", function (event) {
+        if (event.key !== "Enter" && event.key !== " ") return;
+        event.preventDefault();
+        el.click();
+      });
+    }
+    if (name && el.getAttribute("aria-label") !== name) el.setAttribute("aria-label", name);
+  }
+  function folderState(arrow) {
+    arrow.setAttribute("aria-expanded", String(arrow.textContent.indexOf("\u25bc") >= 0));
+  }
+  function keyboardButtons() {
+    document.querySelectorAll("table.directory span.arrow[onclick]").forEach(function (arrow) {
+      var row = arrow.closest("tr");
+      var link = row && row.querySelector("a");
+      asButton(arrow, "Contents of " + (link ? link.textContent.trim() : "this folder"));
+      folderState(arrow);
+      arrow.addEventListener("click", function () {
+        setTimeout(function () {
+          document.querySelectorAll("table.directory span.arrow[onclick]").forEach(folderState);
+        }, 0);
+      });
+    });
+    // The folder icon beside each arrow does what the arrow does: one Tab stop is enough.
+    document.querySelectorAll("table.directory span[onclick]:not(.arrow)").forEach(function (icon) {
+      icon.setAttribute("aria-hidden", "true");
+    });
+    document.querySelectorAll("div.levels span[onclick]").forEach(function (level) {
+      asButton(level, "Show " + level.textContent.trim() + " level" + (level.textContent.trim() === "1" ? "" : "s"));
+    });
+  }
+  function syncButton(tree) {
+    var sync = tree.querySelector("#nav-sync");
+    var image = sync && sync.querySelector("img");
+    if (!image) return;
+    if (image.getAttribute("alt") !== image.title) image.setAttribute("alt", image.title);
+    asButton(sync, image.title);
+  }
+
+  // A box that scrolls sideways (code, output or a formula wider than a phone) and holds nothing
+  // the Tab key stops at is made a stop itself, so that the arrow keys scroll it.
+  function scrollableByKeyboard() {
+    document.querySelectorAll("div.contents div.fragment, div.contents pre, div.contents .MathJax_Display").forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      var focusable = box.querySelector("a[href], button, input, [tabindex]:not([tabindex='-1'])");
+      if (scrolls && !focusable && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", box.closest(".scalebook-output") ? "Lesson output" :
+                                       box.classList.contains("MathJax_Display") ? "Formula" : "Code");
+      } else if (!scrolls && box.getAttribute("role") === "region") {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
     });
   }
 
@@ -197,6 +288,9 @@
     contentsButton();
     chaptersMenu();
     tooltips();
+    keyboardButtons();
+    if (window.MathJax && MathJax.Hub && MathJax.Hub.Queue) MathJax.Hub.Queue(scrollableByKeyboard);
+    else scrollableByKeyboard();
     // The sidebar is filled in (and opened further) by navtree.js after the page has loaded.
     var tree = document.getElementById("nav-tree");
     if (tree && window.MutationObserver) {
@@ -206,9 +300,13 @@
         pending = true;
         setTimeout(function () {
           pending = false;
+          labelToggles(tree);
+          syncButton(tree);
           if (markMath(tree)) typeset(tree);
         }, 0);
       }).observe(tree, { childList: true, subtree: true });
+      labelToggles(tree);
+      syncButton(tree);
       if (markMath(tree)) typeset(tree);
     }
   });

@@ -42,6 +42,8 @@ COMMANDS = {
     "grade": ("scalebook.commands.grade", INSTRUCTOR, "instructors: grade submissions (./workbook grade --help)"),
     "gradescope-autograder": ("scalebook.commands.gradescope_autograder", INSTRUCTOR,
                               "instructors: write Gradescope's autograder zip (setup.sh, run_autograder, this grader)"),
+    "prairielearn-grader": ("scalebook.commands.prairielearn_grader", INSTRUCTOR,
+                            "instructors: write the Docker build context of PrairieLearn's external grader (this grader)"),
     "bench": ("scalebook.commands.bench", STUDENT,
               "time a chapter's benchmark: your code in the student edition, the reference here, against "
               "PyTorch when installed",
@@ -59,6 +61,8 @@ COMMANDS = {
              "maintainers and CI: build the reference track and run every test"),
     "mutate": ("maintainer.mutate", MAINTAINERS,
                "maintainers: mutation testing of a chapter's checks (./workbook mutate --help)"),
+    "measure-similarity": ("maintainer.measure_similarity", MAINTAINERS,
+                           "maintainers: the similarity signal's false positives and recall on known pairs"),
     "time": ("maintainer.timing", MAINTAINERS,
              "maintainers: time the edit loop, grading, the pages or the class analysis (./workbook time --help)"),
 }

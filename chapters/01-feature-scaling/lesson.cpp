@@ -1,9 +1,10 @@
 // Chapter 1 lesson — feature scaling, measured on real data.
 //
 // Prints every number the chapter's page shows (the page cuts the sections out of this program's
-// output with \snippet) and writes the data of the figures: ch01_ranges.dat (per-feature spread
+// output with \snippet, and quotes the values named with lesson.value as {{name}}) and writes the
+// data of the figures: ch01_ranges.dat (per-feature spread
 // before and after scaling), ch01_descent_raw.dat and ch01_descent_scaled.dat (gradient descent).
-// Usage: ch01_lesson [data folder]. Deterministic: fixed seeds, fixed splits, one thread.
+// Usage: ch01_lesson [data folder] [--book]. Deterministic: fixed seeds, fixed splits, one thread.
 //
 // Linked against the reference (the book's numbers) and against a student's track: the scaling,
 // gradient descent and kNN below are the chapter's exercises; the MLP is lib's trainer.
@@ -66,12 +67,14 @@ double accuracy(const Vector& predicted, const Vector& truth) {
   return static_cast<double>((predicted.array() == truth.array()).count()) / static_cast<double>(truth.rows());
 }
 
+constexpr int kFolds = 4;
+
 //! [kfold-scaled]
 // DLwP's K-fold on the Boston training rows: 4 folds, per fold a fresh
 // Dense(64)-Dense(64)-Dense(1) trained 100 epochs; scaled with the fold's
 // training rows' statistics (exercise 1.3) or fed the raw features.
 double kfold_mean_mae(const Dataset& data, bool scaled, std::vector<double>& fold_maes) {
-  const std::vector<scalebook::Fold> folds = scalebook::kfold_splits(data.x.rows(), 4);
+  const std::vector<scalebook::Fold> folds = scalebook::kfold_splits(data.x.rows(), kFolds);
   double sum = 0.0;
   for (std::size_t f = 0; f < folds.size(); ++f) {
     const Dataset train = scalebook::take_rows(data, folds[f].train);
@@ -132,8 +135,39 @@ int main(int argc, char** argv) {
       lesson.claim(sd.maxCoeff() / sd.minCoeff() >= 1000.0 && width.maxCoeff() / width.minCoeff() >= 1000.0,
                    "the raw features' spreads differ by three orders of magnitude");
       lesson.claim(crim_mean > 10.0 * crim_median, "the crime rate's mean is more than ten times its median");
+      lesson.value("crim_mean", crim_mean, "%.2f");
+      lesson.value("crim_median", crim_median, "%.3f");
+      lesson.value("nox_mean", split.scaling.mean(4), "%.2f");
+      lesson.value("tax_mean", split.scaling.mean(9), "%.0f");
+      lesson.value("train_rows", boston.train.x.rows());
+      lesson.value("test_rows", boston.test.x.rows());
+      lesson.value("boston_rows", boston.train.x.rows() + boston.test.x.rows());
+      lesson.value("features", d);
     }
     lesson.end("ranges");
+
+    // ---- The variance in two passes or in one -----------------------------------------------
+    lesson.begin("variance");
+    {
+      // The values 1e9 + 1 .. 1e9 + 4 (exercise 1.1's check tries them): their variance from the
+      // deviations, as exercise 1.1 computes it and as written out here, and the one-pass formula
+      // mean(x^2) - mean(x)^2.
+      const Matrix values = (Vector(4) << 1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4).finished();
+      const ch01::Scaling s = ch01::fit_scaling(values);
+      const double mean_of_squares = values.col(0).squaredNorm() / 4, mean = values.col(0).mean();
+      const double two_pass = (values.col(0).array() - mean).square().mean();
+      const double one_pass = mean_of_squares - mean * mean;
+      const double spacing = std::nextafter(mean_of_squares, INFINITY) - mean_of_squares;
+      std::printf("the values 1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4\n");
+      std::printf("variance from the deviations (fit_scaling's sd, squared): %.15g\n", s.scale(0) * s.scale(0));
+      std::printf("mean of the squares minus the square of the mean:          %.17g\n", one_pass);
+      std::printf("spacing of doubles near the mean of the squares, %.3g:  %.17g\n", mean_of_squares, spacing);
+      lesson.value("double_spacing", spacing, "%.0f");
+      lesson.value("true_variance", two_pass, "%.2f");
+      lesson.claim(two_pass == 1.25 && std::abs(one_pass - two_pass) > 0.5,
+                   "the variance from the deviations is 1.25; the one-pass formula loses every digit of it");
+    }
+    lesson.end("variance");
 
     // ---- Leakage --------------------------------------------------------------------------
     lesson.begin("leakage");
@@ -241,6 +275,11 @@ int main(int argc, char** argv) {
       const ch01::ScaledSplit scaled = ch01::scale_train_test(train.x, test.x);
       std::printf("Wine: %d training rows, %d test rows (shuffled_indices(178, 7)), 13 features\n",
                   static_cast<int>(train.x.rows()), static_cast<int>(test.x.rows()));
+      lesson.value("wine_rows", wine.x.rows());
+      lesson.value("wine_features", wine.x.cols());
+      lesson.value("wine_classes", static_cast<Index>(wine.y.maxCoeff()) + 1);
+      lesson.value("wine_train", train.x.rows());
+      lesson.value("wine_test", test.x.rows());
       std::printf("training sd of proline %.1f, of hue %.3f\n\n", scaled.scaling.scale(12), scaled.scaling.scale(10));
       std::printf("%4s %14s %14s %16s\n", "k", "raw accuracy", "scaled", "proline alone");
       bool scaled_wins = true, raw_like_proline = true;
@@ -265,7 +304,9 @@ int main(int argc, char** argv) {
       std::vector<double> raw_folds, scaled_folds;
       const double raw = kfold_mean_mae(boston.train, false, raw_folds);
       const double scaled = kfold_mean_mae(boston.train, true, scaled_folds);
-      std::printf("Boston, 4-fold validation MAE after 100 epochs (in $1000s)\n\n");
+      std::printf("Boston, %d-fold validation MAE after %d epochs (in $1000s)\n\n", kFolds, scalebook::MlpConfig{}.epochs);
+      lesson.value("folds", kFolds);
+      lesson.value("epochs", scalebook::MlpConfig{}.epochs);
       std::printf("%-8s %8s %8s %8s %8s %8s\n", "", "fold 1", "fold 2", "fold 3", "fold 4", "mean");
       std::printf("%-8s", "raw");
       for (double m : raw_folds) std::printf(" %8.3f", m);
@@ -277,5 +318,89 @@ int main(int argc, char** argv) {
       lesson.claim(every_fold, "the network on standardised features has the lower error on every fold");
     }
     lesson.end("mlp");
+
+    // ---- What leaked statistics do to a test score, for three models ------------------------
+    lesson.begin("leakage-scores");
+    {
+      // Scaled with the training rows' statistics (as it should be), or with statistics of all
+      // rows, the test rows included (leaked); each model trained on the training rows and scored
+      // on the test rows.
+      auto leaked_split = [](const Matrix& train, const Matrix& test) {
+        Matrix all(train.rows() + test.rows(), train.cols());
+        all << train, test;
+        const ch01::Scaling from_all = ch01::fit_scaling(all);
+        return ch01::ScaledSplit{ch01::apply_scaling(train, from_all), ch01::apply_scaling(test, from_all), from_all};
+      };
+      const ch01::ScaledSplit fair = ch01::scale_train_test(boston.train.x, boston.test.x);
+      const ch01::ScaledSplit leaked = leaked_split(boston.train.x, boston.test.x);
+      // Least squares with an intercept, from the normal equations: its test MAE.
+      auto least_squares_mae = [&](const ch01::ScaledSplit& s) {
+        Matrix a(s.train.rows(), s.train.cols() + 1), t(s.test.rows(), s.test.cols() + 1);
+        a << s.train, Vector::Ones(s.train.rows());
+        t << s.test, Vector::Ones(s.test.rows());
+        const Vector theta = (a.transpose() * a).ldlt().solve(a.transpose() * boston.train.y);
+        return (t * theta - boston.test.y).cwiseAbs().mean();
+      };
+      const int seeds = 5;
+      std::vector<double> per_seed_fair, per_seed_leaked;
+      auto network_mae = [&](const ch01::ScaledSplit& s, std::vector<double>& per_seed) {
+        double sum = 0.0;
+        for (int seed = 0; seed < seeds; ++seed) {
+          scalebook::MlpConfig config;  // the network above: two Dense(64), 100 epochs, batch 16, RMSprop
+          config.seed = 1100 + seed;
+          per_seed.push_back(scalebook::train_mlp(s.train, boston.train.y, s.test, boston.test.y, config).val_mae.back());
+          sum += per_seed.back();
+        }
+        return sum / seeds;
+      };
+      const double ls_fair = least_squares_mae(fair), ls_leaked = least_squares_mae(leaked);
+      const double net_fair = network_mae(fair, per_seed_fair), net_leaked = network_mae(leaked, per_seed_leaked);
+      double seed_spread = 0.0;  // how far apart two seeds' runs on the same statistics land
+      for (const std::vector<double>* runs : {&per_seed_fair, &per_seed_leaked}) {
+        seed_spread = std::max(seed_spread, *std::max_element(runs->begin(), runs->end()) -
+                                                *std::min_element(runs->begin(), runs->end()));
+      }
+      std::printf("Boston: trained on the %d training rows, MAE on the %d test rows (in $1000s),\n"
+                  "scaled with the training rows' statistics or with all %d rows' (leaked)\n\n",
+                  static_cast<int>(boston.train.x.rows()), static_cast<int>(boston.test.x.rows()),
+                  static_cast<int>(boston.train.x.rows() + boston.test.x.rows()));
+      std::printf("%-36s %10s %10s %12s\n", "", "training", "all rows", "difference");
+      std::printf("%-36s %10.6f %10.6f %12.6f\n", "least squares with an intercept", ls_fair, ls_leaked,
+                  std::abs(ls_leaked - ls_fair));
+      char network_label[64];
+      std::snprintf(network_label, sizeof network_label, "the network above (mean of %d seeds)", seeds);
+      std::printf("%-36s %10.3f %10.3f %+12.3f\n", network_label, net_fair, net_leaked, net_leaked - net_fair);
+      std::printf("(the network's seeds on the same statistics land up to %.3f apart)\n", seed_spread);
+      lesson.claim(std::abs(ls_leaked - ls_fair) <= 1e-9 * ls_fair,
+                   "least squares with an intercept gives the same test predictions whichever rows the statistics came from");
+
+      const Dataset wine = scalebook::load_wine();
+      const std::vector<Index> order = scalebook::shuffled_indices(wine.x.rows(), 7);
+      const std::vector<Index> train_rows(order.begin(), order.begin() + 124), test_rows(order.begin() + 124, order.end());
+      const Dataset train = scalebook::take_rows(wine, train_rows), test = scalebook::take_rows(wine, test_rows);
+      const ch01::ScaledSplit wine_fair = ch01::scale_train_test(train.x, test.x);
+      const ch01::ScaledSplit wine_leaked = leaked_split(train.x, test.x);
+      std::printf("\nWine: kNN's test accuracy, scaled with the training rows' statistics or all rows'\n\n");
+      std::printf("%4s %10s %10s %12s\n", "k", "training", "all rows", "wines apart");
+      int most_apart = 0;
+      bool never_fewer = true;
+      for (int k : {1, 3, 5, 7, 9}) {
+        const double a = accuracy(ch01::knn_predict(wine_fair.train, train.y, wine_fair.test, k), test.y);
+        const double b = accuracy(ch01::knn_predict(wine_leaked.train, train.y, wine_leaked.test, k), test.y);
+        const int apart = static_cast<int>(std::lround((b - a) * static_cast<double>(test.x.rows())));
+        most_apart = std::max(most_apart, std::abs(apart));
+        never_fewer = never_fewer && apart >= 0;
+        std::printf("%4d %10.3f %10.3f %+12d\n", k, a, b, apart);
+      }
+      lesson.value("leak_net_difference", std::abs(net_leaked - net_fair), "%.3f");
+      lesson.value("leak_seed_spread", seed_spread, "%.3f");
+      lesson.claim(std::abs(net_leaked - net_fair) < seed_spread,
+                   "the network's test error moves by less with leaked statistics than between two seeds");
+      lesson.value("leak_seeds", seeds);
+      lesson.value("leak_knn_most_apart", most_apart);
+      lesson.claim(never_fewer && most_apart > 0,
+                   "kNN with all rows' statistics gets some more test wines right, and never fewer");
+    }
+    lesson.end("leakage-scores");
   });
 }

@@ -1,10 +1,11 @@
 // Chapter 2 lesson — small models on scarce data.
 //
 // Prints every number the chapter's page shows (the page cuts the sections out of this program's
-// output with \snippet) and writes the data of the figures: ch02_curves.dat, ch02_smoothed.dat
+// output with \snippet, and quotes the values named with lesson.value as {{name}}) and writes the
+// data of the figures: ch02_curves.dat, ch02_smoothed.dat
 // and ch02_best.dat (the 500-epoch curves), ch02_gap.dat and ch02_large.dat (a small and a larger
 // model as the training set shrinks).
-// Usage: ch02_lesson [data folder]. Deterministic: fixed seeds, fixed splits, one thread.
+// Usage: ch02_lesson [data folder] [--book]. Deterministic: fixed seeds, fixed splits, one thread.
 //
 // The K-fold splits, the smoothing and the best epoch are the chapter's exercises; so are the
 // layers and the RMSprop step of the network trained "by hand" below. The long experiments use
@@ -100,12 +101,27 @@ std::vector<double> train_by_hand(const FoldData& d, Index h, int epochs, std::u
 
 int main(int argc, char** argv) {
   return scalebook::run_lesson(argc, argv, [](scalebook::Lesson& lesson) {
-    const Dataset data = scalebook::load_boston_split().train;  // the book's 404 training rows
+    const scalebook::BostonSplit boston = scalebook::load_boston_split();
+    const Dataset data = boston.train;  // the book's 404 training rows
     //! [kfold]
     const std::vector<ch02::Fold> folds = ch02::kfold_splits(data.x.rows(), 4);
     std::vector<FoldData> fold_rows;
     for (const ch02::Fold& fold : folds) fold_rows.push_back(fold_data(data, fold));
     //! [kfold]
+    const scalebook::MlpConfig defaults;  // DLwP's model: two Dense(64, relu), batch 16, RMSprop
+    const Index fold_train_rows = static_cast<Index>(folds[0].train.size());
+    const Index updates_per_epoch = (fold_train_rows + defaults.batch_size - 1) / defaults.batch_size;
+    lesson.value("boston_rows", boston.train.x.rows() + boston.test.x.rows());
+    lesson.value("train_rows", data.x.rows());
+    lesson.value("folds", folds.size());
+    lesson.value("fold_rows", folds[0].validation.size());
+    lesson.value("fold_train_rows", fold_train_rows);
+    lesson.value("width", defaults.hidden.front());
+    lesson.value("batch", defaults.batch_size);
+    lesson.value("epochs", defaults.epochs);
+    lesson.value("updates_per_epoch", updates_per_epoch);
+    // DLwP's first edition trained its K-fold with batches of one row: an update per row.
+    lesson.value("update_ratio", static_cast<double>(fold_train_rows) / static_cast<double>(updates_per_epoch), "%.0f");
 
     // ---- DLwP's K-fold table --------------------------------------------------------------
     lesson.begin("kfold");
@@ -171,6 +187,7 @@ int main(int argc, char** argv) {
       }
       std::printf("\nlargest relative difference over the %d epochs: %.1e\n", epochs, largest);
       lesson.claim(largest < 1e-6, "the chapter's functions and lib's float32 trainer agree to 1e-6 at every epoch");
+      lesson.value("by_hand_epochs", epochs);
     }
     lesson.end("by-hand");
 
@@ -194,8 +211,9 @@ int main(int argc, char** argv) {
       // As DLwP's first edition: drop the first 10 epochs (their scale dwarfs
       // the rest), smooth with factor 0.9. The book reads the plot by eye;
       // the lesson takes the smallest smoothed value.
+      const double factor = 0.9;
       const std::vector<double> tail(val.begin() + 10, val.end());
-      const std::vector<double> smooth = ch02::smooth_curve(tail, 0.9);
+      const std::vector<double> smooth = ch02::smooth_curve(tail, factor);
       const Index best = ch02::best_epoch(smooth) + 10 + 1;  // 1-based epoch
       //! [smoothing]
       std::printf("mean over the 4 folds of the MAE per epoch, 500 epochs\n\n");
@@ -222,10 +240,14 @@ int main(int argc, char** argv) {
         centred.push_back(sum / (2 * half + 1));
       }
       const Index centred_best = ch02::best_epoch(centred) + 11 + half;
-      const double lag = 0.9 / (1.0 - 0.9);
+      const double lag = factor / (1.0 - factor);
       std::printf("lowest point: epoch %d unsmoothed, %d in a centred average over %d epochs, %d smoothed\n",
                   static_cast<int>(raw_best), static_cast<int>(centred_best), 2 * half + 1, static_cast<int>(best));
       std::printf("(the smoothing's weights lie on average 0.9/(1 - 0.9) = %.0f epochs back)\n", lag);
+      lesson.value("long_epochs", epochs);
+      lesson.value("smoothing_factor", factor, "%.1f");
+      lesson.value("lag", lag, "%.0f");
+      lesson.value("centred_width", 2 * half + 1);
       lesson.claim(best > centred_best && std::abs(static_cast<double>(best - centred_best) - lag) <= 3.0,
                    "the smoothed minimum comes about the lag's 9 epochs after the centred one");
       std::vector<double> epoch_numbers, smooth_epochs;
@@ -254,6 +276,12 @@ int main(int argc, char** argv) {
       //! [gap-experiment]
       const int epochs = 100, seeds = 3;
       const FoldData& d = fold_rows[0];
+      lesson.value("gap_epochs", epochs);
+      lesson.value("gap_seeds", seeds);
+      lesson.value("small_layers", models[0].hidden.size());
+      lesson.value("small_width", models[0].hidden.front());
+      lesson.value("large_layers", models[1].hidden.size());
+      lesson.value("large_width", models[1].hidden.front());
       auto parameters = [](const std::vector<Index>& hidden) {
         Index count = 0, in = 12;
         for (Index width : hidden) {
@@ -302,21 +330,27 @@ int main(int argc, char** argv) {
                   static_cast<int>(best_small), static_cast<int>(best_large));
       // How flat the larger model's curve is after its lowest point: the next epoch, at least ten
       // later, within 0.005 of that lowest value; and the averages over 20 epochs.
-      const double large_low = curve_large[static_cast<std::size_t>(best_large - 1)];
+      const double large_low = curve_large[static_cast<std::size_t>(best_large - 1)], again_within = 0.005;
+      const int window = 20;
       int again = 0;
       for (int e = static_cast<int>(best_large) + 10; e <= epochs && again == 0; ++e)
-        if (curve_large[static_cast<std::size_t>(e - 1)] <= large_low + 0.005) again = e;
-      std::printf("3 x 128: lowest %.3f at epoch %d, within 0.005 of it again at epoch %d\n", large_low,
-                  static_cast<int>(best_large), again);
-      std::printf("averages over 20 epochs:   ");
-      for (int start = 21; start <= epochs; start += 20) std::printf(" %7s", (std::to_string(start) + "-" + std::to_string(start + 19)).c_str());
+        if (curve_large[static_cast<std::size_t>(e - 1)] <= large_low + again_within) again = e;
+      std::printf("3 x 128: lowest %.3f at epoch %d, within %.3f of it again at epoch %d\n", large_low,
+                  static_cast<int>(best_large), again_within, again);
+      lesson.value("large_best_epoch", best_large);
+      lesson.value("again_within", again_within, "%.3f");
+      lesson.value("window", window);
+      lesson.value("half_rows", rows_column[1], "%.0f");
+      std::printf("averages over %d epochs:   ", window);
+      for (int start = window + 1; start <= epochs; start += window)
+        std::printf(" %7s", (std::to_string(start) + "-" + std::to_string(start + window - 1)).c_str());
       std::vector<double> windows_large;
       for (int m = 0; m < 2; ++m) {
         const std::vector<double>& curve = m == 0 ? curve_small : curve_large;
         std::printf("\n  %-24s", models[m].name);
-        for (int start = 21; start <= epochs; start += 20) {
+        for (int start = window + 1; start <= epochs; start += window) {
           double sum = 0.0;
-          for (int e = start; e < start + 20; ++e) sum += curve[static_cast<std::size_t>(e - 1)] / 20.0;
+          for (int e = start; e < start + window; ++e) sum += curve[static_cast<std::size_t>(e - 1)] / window;
           std::printf(" %7.3f", sum);
           if (m == 1) windows_large.push_back(sum);
         }

@@ -222,6 +222,8 @@ int main(int argc, char** argv) {
                 number(ch03::row_entropy(w_scaled)(0)).c_str());
     std::printf("                (uniform over 3 keys: ln 3 = %s)\n",
                 number(std::log(3.0)).c_str());
+    lesson.value("worked_scaled_low", scaled(0, 0), "%.4f");
+    lesson.value("worked_scaled_high", scaled(0, 2), "%.4f");
     lesson.end("worked-example");
 
     // ---- Scaling keeps the order of the scores; a zero query scores every key equally -----
@@ -283,6 +285,8 @@ int main(int argc, char** argv) {
       }
       lesson.table("ch03_variance.dat", {"d_k", "var_unscaled", "var_scaled", "theory_unscaled"},
                    {dks, unscaled, scaled, theory});
+      lesson.value("variance_dk_smallest", dks.front(), "%.0f");
+      lesson.value("variance_dk_largest", dks.back(), "%.0f");
     }
     lesson.end("variance-table");
 
@@ -391,6 +395,9 @@ int main(int argc, char** argv) {
                   number(std::log(largest), 2).c_str());
       std::printf("smallest positive double: %s = exp(%s)\n", number_g(smallest).c_str(),
                   number(std::log(smallest), 2).c_str());
+      // exp(x) is infinite above ln(largest), and rounds to 0 below ln(smallest) - ln 2.
+      lesson.value("exp_overflow", std::trunc(std::log(largest)), "%.0f");
+      lesson.value("exp_underflow", std::trunc(std::log(smallest) - std::log(2.0)), "%.0f");
       std::printf("so: exp(709) = %s, exp(710) = %s, exp(1000) = %s\n",
                   number_g(std::exp(709.0)).c_str(), number_g(std::exp(710.0)).c_str(),
                   number_g(std::exp(1000.0)).c_str());

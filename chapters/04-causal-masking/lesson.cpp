@@ -1,9 +1,9 @@
 // Chapter 4 lesson — causal masking: the future is not available.
 //
 // Prints every number the chapter page shows (the page cuts the sections out of this program's
-// output with \snippet) and writes the data of the heatmap figure. Deterministic: fixed seeds and
-// fixed print formats. The book runs it on the reference solution; `./workbook run` runs it on
-// the student's own code.
+// output with \snippet, and quotes the values named with lesson.value as {{name}}) and writes
+// the data of the heatmap figure. Deterministic: fixed seeds and fixed print formats. The book
+// runs it on the reference solution; `./workbook run` runs it on the student's own code.
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -233,6 +233,10 @@ int main(int argc, char** argv) {
     std::printf("   -1e9:");
     print_matrix(softmax_with_sentinel(two, none, sentinel));
     lesson.end("finite-sentinel");
+    // Half precision's largest finite value, which -1e9 exceeds (IEEE 754 binary16, as Eigen has it).
+    lesson.value("half_max", static_cast<double>(Eigen::NumTraits<Eigen::half>::highest()), "%.0f");
+    lesson.claim(static_cast<double>(Eigen::NumTraits<Eigen::half>::highest()) < -sentinel,
+                 "-1e9 is beyond half precision's largest finite value");
 
     // ---- the heatmap's data --------------------------------------------------------------------
     Rng heat_rng(8);

@@ -173,6 +173,15 @@ int main(int argc, char** argv) {
   return scalebook::run_lesson(argc, argv, [](scalebook::Lesson& lesson) {
     const MultiHeadParams p = fixture_params();  // PyTorch's layer: E = 12, H = 3, head_dim = 4
     const Index e = p.embed_dim(), hd = p.head_dim(), heads = p.num_heads;
+    lesson.value("embed_dim", e);
+    lesson.value("heads", heads);
+    lesson.value("head_dim", hd);
+    lesson.value("concat_width", heads * e);
+    for (const char* name : {"self", "cross", "cross_long"}) {
+      const std::string c = name;
+      lesson.value(c + "_queries", fixture(c + "_query").rows());
+      lesson.value(c + "_keys", fixture(c + "_key").rows());
+    }
 
     // ---- the layout ------------------------------------------------------------------------------
     lesson.begin("parameters");

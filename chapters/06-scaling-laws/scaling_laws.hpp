@@ -66,6 +66,10 @@ PowerLaw fit_power_law(const Numbers& sizes, const Numbers& losses);
 /// the midpoint of the last interval, unless its score is above the best grid point's: then it is
 /// that \f$E_k\f$ itself (so a pure power law gets E = 0 exactly); A and alpha are the fit at that
 /// E. E never reaches the smallest loss: the logarithm of \f$L_i - E \le 0\f$ does not exist.
+/// This is not the least-squares fit of \f$E + A N^{-\alpha}\f$: for each E, A and alpha minimise
+/// the squared residuals of \f$\ln(L_i - E)\f$, and only E is scored on linear axes. On points that
+/// follow the law with little noise the two agree closely; on a curve of another shape they differ
+/// (the lesson fits both).
 /// \throws ShapeError if the lists differ in length or hold fewer than 3 points
 /// \throws ValueError as fit_power_law()
 SaturatingPowerLaw fit_saturating_power_law(const Numbers& sizes, const Numbers& losses);

@@ -13,7 +13,8 @@
 // - FLOPs are counted as floating-point operations: a multiply-add is TWO FLOPs (one multiply,
 //   one add), as Kaplan et al. (2020) and Hoffmann et al. (2022) count them. Some tools count one
 //   (fvcore 0.1.6's FlopCountAnalysis: "We count one fused multiply-add as one flop"), so published
-//   figures can differ by a factor of 2. Counts are exact integers.
+//   figures can differ by a factor of 2. Counts are exact integers, and of one forward pass (the
+//   outputs from the inputs); a training step's backward pass costs about twice as much again.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +33,7 @@ namespace scalebook::ch07 {
 /// A FLOP or byte count: exact for every size a machine can hold.
 using Count = std::int64_t;
 
-/// \brief The FLOPs of one (non-causal) scaled dot-product attention,
+/// \brief The FLOPs of one forward pass of (non-causal) scaled dot-product attention,
 /// \f$\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V\f$, split by stage.
 struct StageFlops {
   Count scores = 0;        ///< \f$QK^\top\f$: n_q·n_k dot products of length d_k
@@ -59,7 +60,7 @@ struct LayerShape {
   Index mlp_width = 0;    ///< \f$d_{ff}\f$, the hidden width of the MLP (4·model_width in most models)
 };
 
-/// \brief The FLOPs of one Transformer layer on a sequence of n tokens.
+/// \brief The FLOPs of one forward pass of a Transformer layer on a sequence of n tokens.
 struct LayerFlops {
   Count projections = 0;  ///< the Q, K, V and output projections: four (n, d_model)·(d_model, d_model) products
   Count attention = 0;    ///< every head's attention_flops(n, n, d_k, d_k), summed over the heads

@@ -1,9 +1,11 @@
 // Lesson program support (see scalebook/lesson.hpp).
 #include "scalebook/lesson.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <regex>
 
 namespace scalebook {
 
@@ -43,6 +45,35 @@ void Lesson::claim_in_book(bool holds, const std::string& claim) {
   std::fflush(stdout);
   std::cerr << "Lesson: in the book's run \"" << claim << "\"; in yours it does not hold, which a correct solution that "
                "computes in another order may also see: the checks judge your code\n";
+}
+
+std::string Lesson::value(const std::string& name, double x, const std::string& format) {
+  // One conversion of a double, with its flags, width and precision; %% anywhere; nothing else
+  // that printf would read as an argument.
+  static const std::regex one_double("([^%\\n]|%%)*%[-+ #0]*[0-9]*(\\.[0-9]+)?[fFeEgG]([^%\\n]|%%)*");
+  if (!std::regex_match(format, one_double)) {
+    throw ValueError("Lesson::value: " + name + ": the format \"" + format +
+                     "\" is not one printf conversion of a double (f, e or g, e.g. \"%.3g\")");
+  }
+  char buffer[200];
+  const int length = std::snprintf(buffer, sizeof buffer, format.c_str(), x);
+  if (length < 0 || static_cast<std::size_t>(length) >= sizeof buffer) {
+    throw ValueError("Lesson::value: " + name + ": the format \"" + format + "\" gives no text or too long a text");
+  }
+  return record_value(name, buffer);
+}
+
+std::string Lesson::record_value(const std::string& name, const std::string& text) {
+  static const std::regex valid_name("[a-z][a-z0-9_]*");
+  if (!std::regex_match(name, valid_name)) {
+    throw ValueError("Lesson::value: \"" + name + "\" is not a value's name (lower-case letters, digits and _, "
+                     "starting with a letter)");
+  }
+  if (std::any_of(values_.begin(), values_.end(), [&](const auto& v) { return v.first == name; })) {
+    throw ValueError("Lesson::value: " + name + " is given twice");
+  }
+  values_.emplace_back(name, text);
+  return text;
 }
 
 void Lesson::table(const std::string& file_name, std::initializer_list<std::string> header,
@@ -86,6 +117,12 @@ int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body) 
   Lesson lesson(argc > 1 ? argv[1] : ".", book_run);
   try {
     body(lesson);
+    std::fflush(stdout);
+    if (!lesson.values().empty()) {
+      std::cout << "== [page-numbers] ==\n";
+      for (const auto& [name, text] : lesson.values()) std::cout << name << " = " << text << '\n';
+      std::cout << "-- [page-numbers] --\n";
+    }
     std::cout.flush();
     if (lesson.failed_claims().empty()) return 0;
     std::cerr << "\nThe lesson's numbers contradict " << lesson.failed_claims().size()

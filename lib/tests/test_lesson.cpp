@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,4 +48,44 @@ TEST_CASE("lesson: a sentence about the book's own last bits binds the book's ru
           lesson.claim_in_book(false, "to 1e-15");
           lesson.claim(false, "within the checks' 1e-12");
         }) == 1);
+}
+
+TEST_CASE("lesson: a named value is the printed text, listed after the sections for the page to quote") {
+  std::ostringstream out;
+  std::streambuf* const saved = std::cout.rdbuf(out.rdbuf());
+  std::string shown;
+  const int status = run_with({"."}, [&](Lesson& lesson) {
+    lesson.begin("fit");
+    shown = lesson.value("fitted_floor", 0.090953, "%.4f");
+    std::cout << "E = " << shown << '\n';
+    lesson.end("fit");
+    lesson.value("rows", 16384);
+    lesson.value("share", 49.04, "%.1f%%");
+  });
+  std::cout.rdbuf(saved);
+  CHECK(status == 0);
+  CHECK(shown == "0.0910");
+  const std::string text = out.str();
+  const auto section = text.find("== [page-numbers] ==\nfitted_floor = 0.0910\nrows = 16384\nshare = 49.0%\n-- [page-numbers] --\n");
+  CHECK_MESSAGE(section != std::string::npos, text);
+  CHECK_MESSAGE(section > text.find("-- [fit] --"), "the values follow the lesson's own sections: " << text);
+}
+
+TEST_CASE("lesson: a value's name, its uniqueness and its format are checked, with the function named") {
+  Lesson lesson(".");
+  lesson.value("ok_1", 1.5, "%.2f");
+  for (const std::string name : {"", "Capital", "1st", "with space", "dash-ed", "{{x}}"}) {
+    CAPTURE(name);
+    CHECK_THROWS_WITH_AS(lesson.value(name, 1.0, "%.1f"), doctest::Contains("Lesson::value"), ValueError);
+  }
+  CHECK_THROWS_WITH_AS(lesson.value("ok_1", 2.0, "%.1f"), doctest::Contains("given twice"), ValueError);
+  CHECK_THROWS_WITH_AS(lesson.value("ok_1", 2), doctest::Contains("given twice"), ValueError);
+  // printf must read exactly one double: no integer or string conversion, no second conversion.
+  for (const std::string format : {"%d", "%s", "%.2f and %.2f", "no conversion", "%%f", "%n", "%.3g\n", "%*f", "%Lf"}) {
+    CAPTURE(format);
+    CHECK_THROWS_WITH_AS(lesson.value("ok_3", 1.0, format), doctest::Contains("is not one printf conversion"), ValueError);
+  }
+  CHECK(lesson.value("ok_4", 12.5, "%+.1e %%") == "+1.2e+01 %");
+  CHECK(lesson.value("ok_5", static_cast<long>(-3)) == "-3");
+  CHECK(lesson.values().size() == 3);
 }

@@ -1,7 +1,8 @@
 """Where things are and every default and limit the commands share, from config.json and here.
 
 config.json holds what CMake reads too (string(JSON)): the check time limit, the headers of the
-precompiled header, the Debian packages by purpose, Debian's python3, and grading's fixed limits.
+precompiled header, the Debian packages by purpose (and the npm packages, by the folder of their
+lockfile), Debian's python3, and grading's fixed limits.
 Settings and Limits are grading's limits an instructor may override on ./workbook grade's command
 line, with their defaults. (grading/native/check.cpp keeps two fixed limits of its own, said there.)
 """
@@ -30,6 +31,8 @@ CTEST_CHECK_TIMEOUT = CHECK_TIMEOUT * _CONFIG["ctest_check_factor"]  # under CTe
 PCH_HEADERS: list[str] = _CONFIG["pch_headers"]     # lib's PCH and grading's, the same headers
 PACKAGES: dict[str, list[str]] = _CONFIG["packages"]  # Debian packages by what they are for
 PURPOSES: dict[str, list[str]] = _CONFIG["purposes"]  # command -> the kinds of packages it needs
+NPM: dict[str, list[str]] = _CONFIG["npm"]          # kind -> folders holding an npm manifest and lockfile
+NPM_COMMAND_PACKAGE = _CONFIG["npm_command_package"]  # Debian's package of the npm command, if none is found
 DEBIAN_PYTHON = _CONFIG["debian_python"]            # where python3-jinja2, -clang, -torch... live
 TOOL_SECONDS = _CONFIG["grading"]["tool_seconds"]   # a grading box's nm or link: CPU and wall seconds
 PCH_SECONDS = _CONFIG["grading"]["pch_seconds"]     # precompiling the exercises' headers for grading
@@ -68,6 +71,11 @@ class Settings(NamedTuple):
     @staticmethod
     def from_dict(data: dict) -> "Settings":
         return Settings(**dict(data, limits=Limits(**data["limits"])))
+
+
+def npm_folders_for(purpose: str) -> list[str]:
+    """The folders (relative to the tree) whose pinned npm packages PURPOSE needs, in list order."""
+    return [folder for kind in PURPOSES[purpose] for folder in NPM.get(kind, [])]
 
 
 def packages_for(purpose: str) -> list[str]:

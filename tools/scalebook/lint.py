@@ -27,6 +27,7 @@ TODO = "SCALEBOOK-TODO"
 # Rules of other modules, each "module:function" taking a chapter's folder (Path) and returning
 # problems (objects or tuples with file, line, message). Add a line to add a rule.
 PLUGINS: list[str] = [
+    "scalebook.prose:check",   # a number typed by hand in a lesson page (prose.py)
 ]
 
 

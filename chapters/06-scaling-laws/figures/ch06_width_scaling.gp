@@ -2,7 +2,7 @@
 # Data written by the lesson. The build sets the terminal and the output file.
 set title "Loss against width\n{/*0.85 one hidden ReLU layer, 16384 training rows}"
 set xlabel "hidden width W"
-set ylabel "validation MSE"
+set ylabel "held-out MSE"
 set logscale xy
 set yrange [0.08:0.2]
 set ytics (0.08, 0.1, 0.12, 0.15, 0.2)

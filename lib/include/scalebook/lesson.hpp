@@ -1,6 +1,6 @@
 // scalebook/lesson.hpp — what every lesson program shares: a main that turns the workbook's errors
 // into a readable message (a student's missing exercise is named, not a crash), sections that the
-// docs cut out with \snippet, and data tables for the figures.
+// docs cut out with \snippet, data tables for the figures, and the named numbers a page quotes.
 //
 //   int main(int argc, char** argv) {
 //     return scalebook::run_lesson(argc, argv, [](scalebook::Lesson& lesson) {
@@ -9,14 +9,17 @@
 //       lesson.end("worked-example");     // prints "-- [worked-example] --"
 //       lesson.table("ch03_variance.dat", {"d_k", "var"}, {dks, vars});
 //       lesson.claim(vars.back() > vars.front(), "the variance grows with d_k");
+//       lesson.value("largest_variance", vars.back(), "%.1f");  // the page writes {{largest_variance}}
 //     });
 //   }
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <concepts>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scalebook/core.hpp"
@@ -51,6 +54,25 @@ class Lesson {
   /// claim() every correct solution keeps (the checks' tolerance).
   void claim_in_book(bool holds, const std::string& claim);
 
+  /// Names a number the chapter's page states about this run: the page writes {{name}} where the
+  /// number goes, and the docs build puts this text there (tools/scalebook/prose.py); a page that
+  /// names a value its lesson did not give fails the docs build. \p format is a printf format with
+  /// one conversion of a double (f, e or g, with flags, width and precision; %% for a percent
+  /// sign). Returns the text, so that the lesson can print the very same digits. The values are
+  /// printed after the lesson's sections, one `name = text` a line in the section
+  /// "page-numbers", so that `./workbook run N --diff` sets a student's beside the book's.
+  /// \throws ValueError for a name that is not lower-case letters, digits and _ (starting with a
+  ///   letter), a name given twice, or a format that is not one conversion of a double.
+  std::string value(const std::string& name, double x, const std::string& format);
+  /// A count (rows, epochs, a width) the page states, printed in full.
+  template <std::integral Integer>
+  std::string value(const std::string& name, Integer count) {
+    return record_value(name, std::to_string(count));
+  }
+
+  /// The named values given so far, in order.
+  const std::vector<std::pair<std::string, std::string>>& values() const { return values_; }
+
   /// Whether this is the book's run: the lesson was started with --book (see run_lesson).
   bool book_run() const { return book_run_; }
 
@@ -63,13 +85,17 @@ class Lesson {
   const std::filesystem::path& data_dir() const { return data_dir_; }
 
  private:
+  std::string record_value(const std::string& name, const std::string& text);
+
   std::filesystem::path data_dir_;
   bool book_run_ = false;
   std::vector<std::string> failed_claims_;
+  std::vector<std::pair<std::string, std::string>> values_;
 };
 
 /// Runs a lesson body: argv[1] (default ".") is the folder for data files; a second argument --book
-/// marks the book's run (the docs build's, where claim_in_book binds). Returns 0 on success;
+/// marks the book's run (the docs build's, where claim_in_book binds). After the body, prints the
+/// named values (Lesson::value) in the section "page-numbers". Returns 0 on success;
 /// on a NotImplemented exercise or another scalebook::Error prints what happened to stderr and
 /// returns 1; after a body in which a claim failed, lists the failed claims and returns 1.
 int run_lesson(int argc, char** argv, const std::function<void(Lesson&)>& body);

@@ -6,14 +6,14 @@ NAME/src, DIR/students/NAME/report.json): each one the reference solutions of ev
 MUTANTS bug-zoo mutants applied (fixed seed), or, for a share COPIES of them, an earlier one's files
 with every variable renamed. Its report is made up to the checks' message form: every check of an
 exercise with a mutant fails, two of them naming the mutant as a known mistake ("known mistake
-[ID]"), one with a value of its own. The files are real, so sim_c++'s work is what a class of this
-size costs. Prints the wall time, the CPU time (this process and its children: sim_c++) and the
-machine's load.
+[ID]"), one with a value of its own. The files are real, so the similarity engine's work is what a
+class of this size costs. Prints the wall time, the CPU time (this process and its children: the
+engine's node processes) and the machine's load.
 
     ./workbook time analysis [--students 200] [--mutants 2] [--copies 0.2] [--seed 1] [--distinct]
 
 Files that are the same once the stub's lines are blanked are compared once (grading/similarity.py);
---distinct gives each file a line of its own, the case where sim_c++ compares every pair.
+--distinct gives each file a line of its own, the case where the engine compares every pair.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from maintainer.generated_class import all_mutants, apply_mutant, mutant_file, r
 from scalebook.course import all_chapters
 from scalebook.files import write_json
 from scalebook.grading.run import Run, write_analysis, write_pages
+from scalebook.grading.report import record_path
 from scalebook.grading.tree import reports_folder, tests_folder
 
 CHECKS_PER_EXERCISE = 4
@@ -102,6 +103,7 @@ def make_class(out: Path, args) -> Run:
         report = made_up_report(name, chapters, mutants)
         reports_folder(out, name).mkdir(parents=True)
         write_json(reports_folder(out, name) / "report.json", report)
+        write_json(record_path(out, name), report)  # what the merge step reads (Run.reports)
     plan.save()
     return plan
 
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=float, default=0.2, help="share of renamed copies (default 0.2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--distinct", action="store_true",
-                        help="a line of its own in every file: no two files alike (sim_c++ compares every one)")
+                        help="a line of its own in every file: no two files alike (the engine compares every one)")
     args = parser.parse_args(argv)
     if args.students < 2 or not 0 <= args.copies < 1 or args.mutants < 0:
         parser.error("--students must be at least 2, --copies in [0, 1), --mutants at least 0")
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         sizes = {p: (out / p).stat().st_size // 1024 for p in ("analysis.json", "similarity.html", "index.html")}
     print(f"{args.students} submissions, {files} exercise files, {len(reports[0]['tests'])} checks each "
           f"({args.mutants} mutants each, {args.copies:.0%} renamed copies{', every file distinct' * args.distinct}):")
-    print(f"  analysis step: {wall:.1f} s wall, {used:.1f} s CPU (with sim_c++) on {len(os.sched_getaffinity(0))} "
+    print(f"  analysis step: {wall:.1f} s wall, {used:.1f} s CPU (with the engine) on {len(os.sched_getaffinity(0))} "
           f"cores; load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"  {pairs} similar pairs, {len(analysis['shared_wrong_answers'])} shared wrong answers, "
           f"{len(analysis['named_mistakes']['teach_again'])} mistakes to teach again; "

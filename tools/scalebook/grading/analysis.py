@@ -15,7 +15,7 @@ DIR/similarity.html   the pairs of similar files, their shared runs side by side
    a third of the graded class or more is listed at the top of the class page, to teach again.
    Only ids a chapter's checks declare (`constexpr Named kX{"id", "text"}` in
    chapters/NN-topic/checks.cpp) count, with that text.
-2. Similarity: grading/similarity.py (Debian's sim_c++).
+2. Similarity: grading/similarity.py (Dolos's fingerprint index over tree-sitter's C++ syntax trees).
 3. Shared wrong answers. Two (or up to SHARED_AT_MOST) students who fail the same check with the
    same message, when that message names no known mistake, comes from a value check (not an
    error-path one), no other student's report has it and those students made no named mistake in
@@ -209,17 +209,20 @@ def similar_code(out_dir: Path, submissions: dict[str, dict], chapters: list[Cha
     others = reference_files(references, chapters)
     work = []
     for chapter in chapters:
+        contract = similarity.contract_texts(root / "chapters" / chapter.folder, root / "lib" / "include")
+        functions = chapter.functions_of()
         for exercise in chapter.exercises:
             relative = f"{chapter.folder}/{chapter.source_of(exercise)}"
             try:
                 stub = (root / "exercises" / relative).read_text()
             except OSError:
                 stub = ""
-            work.append({"exercise": exercise, "file": relative, "stub": stub,
-                         "files": class_files(out_dir, submissions, relative), "references": others.get(relative, {})})
-    return {"tool": "sim_c++ (Debian's similarity-tester)", "threshold_percent": similarity.THRESHOLD,
-            "min_tokens": similarity.MIN_TOKENS, "references": [str(f) for f in references],
-            "exercises": similarity.class_similarity(work)}
+            work.append({"exercise": exercise, "file": relative, "stub": stub, "functions": functions[exercise],
+                         "contract": contract, "files": class_files(out_dir, submissions, relative),
+                         "references": others.get(relative, {})})
+    return {"tool": similarity.TOOL, "threshold_percent": similarity.THRESHOLD,
+            "min_kgrams": similarity.MIN_KGRAMS, "kgram": similarity.KGRAM, "window": similarity.WINDOW,
+            "references": [str(f) for f in references], "exercises": similarity.class_similarity(work)}
 
 
 def analyse(out_dir: Path, reports: list[dict], submissions: dict[str, dict], chapters: list[Chapter],

@@ -53,12 +53,13 @@ def _mistake(mistake: dict) -> dict:
 
 def _pair_view(exercise: str, index: int, pair: dict) -> dict:
     runs = [{"a_lines": "{}-{}".format(*run["a_lines"]), "b_lines": "{}-{}".format(*run["b_lines"]),
-             "tokens": run["tokens"], "a_text": visible(run.get("a_text", ""), 8000, 90),
+             "kgrams": run["kgrams"], "a_text": visible(run.get("a_text", ""), 8000, 90),
              "b_text": visible(run.get("b_text", ""), 8000, 90)} for run in pair["runs"]]
     return {"anchor": f"pair-{visible_plain(exercise, 20)}-{index + 1}", "a": visible(pair["a"], NAME_CHARS),
             "b": visible(pair["b"], NAME_CHARS), "a_same": _names(pair.get("a_same", [])),
-            "b_same": _names(pair.get("b_same", [])), "a_percent": pair["a_percent"], "b_percent": pair["b_percent"],
-            "shared_tokens": pair["shared_tokens"], "reference": pair["reference"], "runs": runs}
+            "b_same": _names(pair.get("b_same", [])), "percent": pair["percent"], "a_percent": pair["a_percent"],
+            "b_percent": pair["b_percent"], "shared_kgrams": pair["shared_kgrams"], "reference": pair["reference"],
+            "runs": runs}
 
 
 def similarity_view(analysis: dict) -> list[dict]:
@@ -70,7 +71,7 @@ def similarity_view(analysis: dict) -> list[dict]:
         listed.append({"id": visible(entry["exercise"], 40), "file": visible(entry["file"], NAME_CHARS),
                        "compared": entry["compared"], "references": entry.get("references", 0),
                        "pairs_above": entry["pairs_above"], "listed": len(entry["pairs"]),
-                       "identical": [{"files": _names(g["files"]), "tokens": g["tokens"]}
+                       "identical": [{"files": _names(g["files"]), "kgrams": g["kgrams"]}
                                      for g in entry.get("identical", [])],
                        "pairs": [_pair_view(entry["exercise"], index, pair)
                                  for index, pair in enumerate(entry["pairs"][:similarity.PAIRS_SHOWN])]})
@@ -83,7 +84,8 @@ def render_similarity_page(analysis: dict, commit: str) -> str:
     page = dict(pages._page_basics({}, {"date": analysis.get("date", ""), "commit": commit}),
                 exercises=similarity_view(analysis),
                 skipped=visible(similar.get("skipped", ""), 300) if similar.get("skipped") else None,
-                threshold=similar.get("threshold_percent"), min_tokens=similar.get("min_tokens"),
+                threshold=similar.get("threshold_percent"), min_kgrams=similar.get("min_kgrams"),
+                kgram=similar.get("kgram"),
                 references=[visible(r, NAME_CHARS) for r in similar.get("references", [])],
                 compared=max((e["compared"] for e in similar.get("exercises", [])), default=0))
     return environment.get_template("similarity.html.j2").render(page)

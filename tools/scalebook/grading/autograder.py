@@ -1,22 +1,29 @@
-"""Gradescope's autograder: the zip `./workbook gradescope-autograder` writes, and what runs inside it.
+"""Gradescope's autograder and PrairieLearn's external grader: what ships, and what runs inside them.
 
-The zip (Gradescope unpacks it into /autograder/source) holds setup.sh and run_autograder at its root,
-autograder.json (the chapters graded, the limits, this tree's commit), COMMIT, and what grading
-reads of this tree: the build (CMakeLists.txt, cmake/), lib/, the chapters (contracts, checks,
-hints, points; not the bug zoo), the stubs (exercises/) and the tools (tools/workbook.py,
-tools/scalebook/). Not the solutions: the kit is configured with the stubs as its track when there
-are none (grading/kit.py), so no answer sits on a machine that runs students' code. Nor the book,
-the data, the maintainers' tools or tests. The zip is deterministic: the same tree and options
-give the same bytes (entries sorted, one date, modes 0644 or 0755).
+`./workbook gradescope-autograder` writes a zip (Gradescope unpacks it into /autograder/source);
+`./workbook prairielearn-grader` writes a Docker build context (Dockerfile, the same files in
+source/, which the image holds as /scalebook). Both hold setup.sh, autograder.json (the chapters
+graded, the limits, this tree's commit), COMMIT, and what grading reads of this tree: the build
+(CMakeLists.txt, cmake/), lib/, the chapters (contracts, checks, hidden checks, hints, points; not the
+bug zoo), the stubs (exercises/) and the tools (tools/workbook.py, tools/scalebook/); the zip also
+run_autograder, the context's source/ also prairielearn (the image's entrypoint). Not the solutions:
+the kit is configured with the stubs as its track when there are none (grading/kit.py), and builds
+the hidden checks all the same (cmake/Scalebook.cmake), so these grade exactly as ./workbook grade
+does, hidden checks included, with no answer on a machine that runs students' code. Nor the book,
+the data, the maintainers' tools or tests. Both are deterministic: the same tree and options give
+the same bytes (entries sorted, one date, modes 0644 or 0755).
 
-setup.sh (once, as root, when Gradescope builds the image) installs the Debian packages grading
-checks for (loop/packages.py's list, from apt), refuses a CMake older than the build needs (Ubuntu
-22.04's 3.22), and grades the stubs once: that builds the kit and the precompiled header into the
-image, and stops the build, with bubblewrap's own words, on an image where the sandbox cannot be
-made (grading never runs without it). run_autograder (for each submission, in /autograder) takes
-the submission's exercise files (a copy of the workbook, its exercises/ folder, or the files alone),
-grades them with `./workbook grade --export gradescope`, this same grader, and copies the result to
-/autograder/results/results.json.
+setup.sh (once, as root, when the image is built) installs the Debian packages grading needs
+(config.json's "grade" purpose: no book tool chain), refuses a CMake older than the build needs
+(Ubuntu 22.04's 3.22), makes the tree root's alone (a uid box without Landlock could read any file
+every user may: the hidden checks), and grades the stubs once: that builds the kit and the precompiled
+header into the image, and stops the build, naming the cause and the remedies, on an image where no
+sandbox can be made (grading never runs without one; in Docker's default security it is the uid box:
+grading/sandbox.py). Per submission, run_autograder (Gradescope: /autograder/submission into
+/autograder/results/results.json) or prairielearn (PrairieLearn: /grade/student into
+/grade/results/results.json) takes the submission's exercise files (a copy of the workbook, its
+exercises/ folder, or the files alone), grades them with `./workbook grade --export gradescope` or
+`prairielearn-results`, this same grader and the same result writers, and copies the result into place.
 """
 from __future__ import annotations
 
@@ -45,8 +52,8 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)      # the earliest date a zip can hold: every 
 CMAKE_NEEDED = "3.25"                 # CMakeLists.txt's cmake_minimum_required
 
 SETUP = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when it builds the autograder's image (written by
-# ./workbook gradescope-autograder; grading/autograder.py says what each step is for).
+# Run once, as root, when the grader's image is built: by Gradescope (the autograder zip) or by the
+# Dockerfile of ./workbook prairielearn-grader (grading/autograder.py says what each step is for).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -54,10 +61,10 @@ apt-get install -y --no-install-recommends {packages}
 found=$(cmake --version | sed -n 's/^cmake version \\([0-9.]*\\).*/\\1/p')
 if [ "$(printf '%s\\n' {needed} "$found" | sort -V | head -n 1)" != {needed} ]; then
   echo "setup.sh: this image's CMake is $found; scalebook's build needs {needed} or newer." >&2
-  echo "Choose a newer base image in Gradescope's autograder settings (Ubuntu 22.04 has 3.22)." >&2
+  echo "Choose a newer base image (Gradescope's Ubuntu 22.04 has 3.22; Ubuntu 24.04 or Debian 12 will do)." >&2
   exit 1
 fi
-cd /autograder/source/tools
+cd "$(dirname "$0")/tools"
 exec /usr/bin/python3 -m scalebook.grading.autograder --prepare
 """
 
@@ -92,19 +99,27 @@ def entry(name: str, executable: bool) -> zipfile.ZipInfo:
     return info
 
 
-def write_zip(target: Path, chapters: list[Chapter], limits: dict[str, int], root: Path = ROOT,
-              hidden_policy: str = "count") -> dict:
-    """Writes the autograder zip at TARGET; returns its config: the chapters, LIMITS (grade's limit
-    options, by Settings field), what students see of the hidden checks, this tree's commit."""
+def shipped(chapters: list[Chapter], limits: dict[str, int], root: Path, hidden_policy: str,
+            entry_points: dict[str, str]) -> tuple[dict, dict[str, tuple[bytes, bool]]]:
+    """The config (the chapters, LIMITS: grade's limit options by Settings field, what students see of
+    the hidden checks, this tree's commit) and every file a grader ships, {name: (bytes, executable)}:
+    setup.sh, ENTRY_POINTS ({name: script}), the config, COMMIT and shipped_files()."""
     config = {"chapters": [c.folder for c in chapters], "limits": dict(limits), "commit": tree_commit(root),
               "hidden_policy": hidden_policy}
     members = {"setup.sh": (SETUP.format(packages=" ".join(packages_for("grade")), needed=CMAKE_NEEDED).encode(), True),
-               "run_autograder": (RUN.encode(), True),
+               **{name: (script.encode(), True) for name, script in entry_points.items()},
                CONFIG: ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), False),
                "COMMIT": ((config["commit"] + "\n").encode(), False)}
     for name in shipped_files(root):
         mode = (root / name).stat().st_mode
         members[name] = ((root / name).read_bytes(), bool(mode & stat.S_IXUSR))
+    return config, members
+
+
+def write_zip(target: Path, chapters: list[Chapter], limits: dict[str, int], root: Path = ROOT,
+              hidden_policy: str = "count") -> dict:
+    """Writes the autograder zip at TARGET; returns its config (shipped())."""
+    config, members = shipped(chapters, limits, root, hidden_policy, {"run_autograder": RUN})
     temporary = target.with_name(target.name + ".part")
     with zipfile.ZipFile(temporary, "w") as archive:
         for name in sorted(members):
@@ -152,9 +167,16 @@ def stage(submission: Path, into: Path, chapters: list[Chapter]) -> list[str]:
     return found
 
 
+def protect(root: Path = ROOT) -> None:
+    """The shipped tree (its hidden checks, the kit built in it) made root's alone: without Landlock a
+    uid box may read whatever every user may (grading/sandbox.py), and kit.py refuses to grade then."""
+    root.chmod(0o700)
+
+
 def prepare() -> int:
     """setup.sh's last step: grade the stubs once (builds the kit into the image; fails where the
     sandbox cannot be made)."""
+    protect()
     config = json.loads((ROOT / CONFIG).read_text())
     out = Path("/tmp/scalebook-autograder-prepare")
     shutil.rmtree(out, ignore_errors=True)
@@ -165,23 +187,34 @@ def prepare() -> int:
     return result.returncode
 
 
-def run(home: Path = HOME) -> int:
-    """run_autograder: grade /autograder/submission into /autograder/results/results.json."""
+def grade_one(submission: Path, work: Path, results: Path, export: str, who: str) -> int:
+    """Grades the exercise files of SUBMISSION (stage()) in WORK, as the shipped config says, and
+    copies the EXPORT writer's results.json (gradescope or prairielearn-results, grading/export/) to RESULTS.
+    WHO names the caller in what it prints."""
+    protect()
     config = json.loads((ROOT / CONFIG).read_text())
     chapters = [c for c in all_chapters() if c.folder in config["chapters"]]
-    work = home / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(mode=0o700, parents=True)
     staged = work / "submission"
-    found = stage(home / "submission", staged, chapters)
-    print(f"run_autograder: {len(found)} exercise files: " + "; ".join(found), flush=True)
+    found = stage(submission, staged, chapters)
+    print(f"{who}: {len(found)} exercise files: " + "; ".join(found), flush=True)
     grades = work / "grades"
-    result = subprocess.run(grade_command(config, grades, staged, export=True))
-    produced = grades / "exports" / "gradescope" / staged.name / "results.json"
+    command = grade_command(config, grades, staged, export=True)
+    result = subprocess.run(command[:command.index("--export") + 1] + [export] + command[command.index("--export") + 2:])
+    produced = grades / "exports" / export / staged.name / "results.json"
     if result.returncode != 0 or not produced.is_file():
-        print(f"run_autograder: grading failed (exit status {result.returncode}); no results.json", file=sys.stderr)
+        print(f"{who}: grading failed (exit status {result.returncode}); no results.json", file=sys.stderr)
         return 1
-    (home / "results").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(produced, home / "results" / "results.json")
+    results.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(produced, results)
     return 0
+
+
+def run(home: Path = HOME) -> int:
+    """run_autograder: grade /autograder/submission into /autograder/results/results.json."""
+    return grade_one(home / "submission", home / "work", home / "results" / "results.json", "gradescope",
+                     "run_autograder")
 
 
 def main(argv: list[str]) -> int:
@@ -189,8 +222,11 @@ def main(argv: list[str]) -> int:
         return prepare()
     if argv == ["--run"]:
         return run()
-    print("usage: python3 -m scalebook.grading.autograder --prepare|--run (setup.sh and run_autograder call it)",
-          file=sys.stderr)
+    if argv == ["--prairielearn"]:
+        from .prairielearn import run as prairielearn
+        return prairielearn()
+    print("usage: python3 -m scalebook.grading.autograder --prepare|--run|--prairielearn (setup.sh, "
+          "run_autograder and prairielearn call it)", file=sys.stderr)
     return 2
 
 

@@ -65,7 +65,13 @@ def compile_one(step: Step, chapter: str, number: int, source: str, out: Path, w
 
 def compile_binds(step: Step, chapter: str, staging: sandbox.Staging) -> list[tuple[str, Path, str]]:
     """A compile box's folders, bound from STAGING (neutral paths: see sandbox.Staging): the
-    chapter's files of the submission at /src, a fresh /out, and the kit's headers and PCH."""
+    chapter's files of the submission at /src, a fresh /out, and the kit's headers and PCH (for a
+    uid box, the kit's public view: kit.public_view, where its PCH was made)."""
+    if step.box.uid:
+        view = Path(step.kit["view"])
+        return [("ro", staging.add_tree(step.submission / "src" / chapter, "src"), "/src"),
+                ("rw", staging.folder("out"), "/out"), ("pub", view / "include", "/kit/include"),
+                ("pub", view / "chapters" / chapter, "/kit/chapter"), ("pub", view / "pch", "/kit/pch")]
     return [("ro", staging.add_tree(step.submission / "src" / chapter, "src"), "/src"),
             ("rw", staging.folder("out"), "/out"),
             ("ro", staging.add_tree(KIT / "include", "include"), "/kit/include"),
@@ -97,7 +103,9 @@ def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Pa
     if cached is not None:
         return cached
     left = settings.compile_budget_seconds - step.ledger.spent("compile")
-    if left <= 0:
+    # A compile's CPU limit is whole seconds, one at least: with less than a second left, a compile
+    # would overspend the budget by up to a second, so the budget counts as spent.
+    if left < 1:
         return {"status": "timed_out", "message": f"timed_out: compile budget ({settings.compile_budget_seconds} s "
                                                   "of CPU for all of the submission's files) was spent before this file"}
     # CPU seconds, which a busy machine does not eat into; the wall clock only stops a compile that
@@ -111,13 +119,13 @@ def compile_unlocked(step: Step, chapter: str, number: int, source: str, out: Pa
     # process outside the box can see whole (bwrap does not reap its init), to a file of its own.
     argv = ["/bin/sh", "-c", f'"$@"; status=$?; times > /out/{source}.cpu; exit $status', "sh", *compiler]
     started = time.monotonic()
-    with sandbox.Staging() as staging:
+    with sandbox.Staging(copy=step.box.uid) as staging:
         binds = compile_binds(step, chapter, staging)
         args_file = staging.path / "box"
-        command = sandbox.write_arguments(args_file, sandbox.box_arguments(binds, argv, limits))
+        command = step.box.command(args_file, binds, argv, limits)
         cgroups = sandbox.Cgroups(limits)
         try:
-            code, output = sandbox.run(args_file, command, limits, 4 * limit + 10, cgroups)
+            code, output = step.box.run(args_file, command, limits, 4 * limit + 10, cgroups)
         finally:
             cgroups.close()
             cpu = cpu_of(staging.path / "out" / f"{source}.cpu", time.monotonic() - started)

@@ -19,7 +19,7 @@ from ..course import Chapter
 from ..errors import GradingError
 from ..files import atomic_copy, write_json
 from . import inputs, sandbox
-from .seccomp_filter import write_no_fork_filter
+from .seccomp_filter import write_no_fork_filter, write_uid_box_filter
 from .supervise import log, run_quietly
 
 NATIVE = TOOLS / "scalebook" / "grading" / "native"
@@ -100,12 +100,16 @@ def contract_functions(chapter: Chapter) -> dict[str, list[str]]:
 
 def make_pch(kit: dict, kit_dir: Path, build_dir: Path, settings: Settings) -> None:
     """Precompiles the headers every exercise file starts with, in a box (a precompiled header must
-    be made with the paths the compiles will see), once per version of lib's headers."""
+    be made with the paths the compiles will see), once per version of lib's headers. A uid box
+    sees no bound /kit: its compiles read the kit's public view (public_view()), made here."""
     (kit_dir / "pch" / "pch.hpp").write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
     digest = hashlib.sha256(kit["compiler"].encode())
     for path in sorted((kit_dir / "include").rglob("*")):
         if path.is_file():
             digest.update(str(path.relative_to(kit_dir)).encode() + b"\0" + path.read_bytes())
+    if sandbox.is_uid(kit["sandbox"]):
+        kit["view"] = str(public_view(kit, kit_dir, build_dir, settings, digest))
+        return
     cached = build_dir / f"pch-{digest.hexdigest()[:16]}.gch"
     if cached.exists():
         shutil.copy2(cached, kit_dir / "pch" / "pch.hpp.gch")
@@ -121,6 +125,71 @@ def make_pch(kit: dict, kit_dir: Path, build_dir: Path, settings: Settings) -> N
     (kit_dir / "pch.box").unlink()
     if os.access(build_dir, os.W_OK):
         atomic_copy(kit_dir / "pch" / "pch.hpp.gch", cached)
+
+
+def public_view(kit: dict, kit_dir: Path, build_dir: Path, settings: Settings, digest) -> Path:
+    """What a uid box's compile reads of the kit, where every box may read it and none may write
+    it: sandbox.BOX_BASE/kit-HASH (root's; folders 0755, files 0644) with lib's headers, the
+    chapters' headers and the precompiled header, made there in a uid box so that its paths are
+    the compiles' own. Nothing in it is secret (the student edition has all of it); the kit's
+    checks, hidden checks, tables and limits stay in the kit, which no box can reach."""
+    for path in sorted((kit_dir / "chapters").rglob("*")):
+        if path.is_file():
+            digest.update(str(path.relative_to(kit_dir)).encode() + b"\0" + path.read_bytes())
+    digest.update(kit["sandbox"].encode())
+    base = sandbox.box_base()
+    view = base / f"kit-{digest.hexdigest()[:24]}"
+    with open(base / f"{view.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (view / "complete").exists():
+            return view
+        shutil.rmtree(view, ignore_errors=True)
+        view.mkdir(mode=0o755)
+        shutil.copytree(kit_dir / "include", view / "include")
+        shutil.copytree(kit_dir / "chapters", view / "chapters")
+        (view / "pch").mkdir()
+        shutil.copy2(kit_dir / "pch" / "pch.hpp", view / "pch" / "pch.hpp")
+        cached = build_dir / f"pch-{view.name}.gch"
+        if cached.exists():
+            shutil.copy2(cached, view / "pch" / "pch.hpp.gch")
+        else:
+            limits = sandbox.Limits(**dict(settings.limits.as_dict(), cpu_seconds=PCH_SECONDS, file_mb=1024))
+            argv = [kit["compiler"], "-std=c++20", "-O1", f"-I{view}/include", "-isystem", kit["eigen"],
+                    "-x", "c++-header", f"{view}/pch/pch.hpp", "-o", "/out/pch.hpp.gch"]
+            box = sandbox.Box(kit["sandbox"], kit_dir)
+            with sandbox.Staging(copy=True) as staging:
+                binds = [("rw", staging.folder("out"), "/out"), ("pub", view, "/view")]
+                command = box.command(staging.path / "box", binds, argv, limits)
+                code, output = box.run(staging.path / "box", command, limits, PCH_SECONDS)
+                if code != 0:
+                    raise GradingError("precompiling the exercises' headers failed: "
+                                       f"{output[-2000:].decode(errors='replace')}")
+                shutil.copyfile(staging.path / "out" / "pch.hpp.gch", view / "pch" / "pch.hpp.gch")
+            if os.access(build_dir, os.W_OK):
+                atomic_copy(view / "pch" / "pch.hpp.gch", cached)
+        for path in [view, *view.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        (view / "complete").write_text("")
+        (view / "complete").chmod(0o644)
+    return view
+
+
+def refuse_exposed_secrets(kit: dict, chapters: list[Chapter], kit_dir: Path) -> None:
+    """A uid box without Landlock may read any file every user may read: grading refuses where
+    that includes the hidden checks, the solutions or the kit (chmod is the remedy, or a machine
+    where Landlock can be used)."""
+    if kit["sandbox"] != sandbox.UID:
+        return
+    secrets = [ROOT / "chapters" / c.folder / c.hidden_checks for c in chapters if c.hidden_checks]
+    secrets += [p for p in sorted((ROOT / "solutions").rglob("*.cpp"))[:1]] if (ROOT / "solutions").is_dir() else []
+    secrets.append(kit_dir / "settings.json")
+    exposed = sandbox.readable_by_a_box([p for p in secrets if p.exists()])
+    if exposed:
+        raise GradingError(
+            "the sandbox here is a uid box without Landlock (no user namespaces, and Landlock cannot be used), and "
+            f"a submission could read {exposed[0]}: every user may. Make the tree and the grading folder yours "
+            f"alone (chmod -R go-rwx {ROOT} and the --out folder's parents), or grade where bubblewrap or "
+            "Landlock can be used")
 
 
 def copy_chapter(built: dict, chapter: Chapter, kit_dir: Path, server: str,
@@ -156,12 +225,20 @@ def write_settings(kit_dir: Path, settings: Settings) -> None:
     (kit_dir / "settings.env").write_text("".join(f"{k}={v}\n" for k, v in flat.items()))
 
 
+def sandbox_key(which: str) -> str:
+    """The sandbox's part of the kit's fingerprint and of every step's key: a verdict depends on the
+    box it was reached in (bubblewrap with or without cgroups, the uid box with or without Landlock)."""
+    if which == sandbox.NAMESPACES:
+        return "whole-box cgroups" if sandbox.cgroups_possible() else "per-box namespaces"
+    return f"uid box ({which})"
+
+
 def kit_fingerprint(kit: dict, kit_dir: Path) -> str:
     """Every input of the kit's verdicts: compiler, sandbox mode, tables and every file but the PCH."""
     digest = hashlib.sha256()
     compiler = subprocess.run([kit["compiler"], "--version"], capture_output=True, text=True).stdout
     digest.update(compiler.encode())
-    digest.update(("whole-box cgroups" if sandbox.cgroups_possible() else "per-box namespaces").encode())
+    digest.update(sandbox_key(kit["sandbox"]).encode())
     digest.update(json.dumps(kit, sort_keys=True).encode())
     for path in sorted(kit_dir.rglob("*")):
         if path.is_file() and path.suffix != ".gch":  # the PCH follows from the headers and flags
@@ -184,7 +261,8 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
     server = Path(built["files"]["server"])
     shutil.copy2(server, kit_dir / "lib" / server.name)
     kit = {"compiler": os.path.realpath(built["files"]["compiler"]),  # /usr/bin/c++ goes through /etc
-           "eigen": built["files"]["eigen"], "chapters": {}, "checks": {}, "settings": settings.as_dict()}
+           "eigen": built["files"]["eigen"], "chapters": {}, "checks": {}, "settings": settings.as_dict(),
+           "sandbox": sandbox.mode()}
     # The visible checks, then the hidden ones (the same binary runs both; see cmake/Scalebook.cmake).
     hidden_table = build_dir / "hidden_checks.tsv"
     checks_table = [(line, False) for line in (build_dir / "checks.tsv").read_text().splitlines()]
@@ -196,6 +274,11 @@ def assemble_kit(built: dict, build_dir: Path, chapters: list[Chapter], settings
     write_settings(kit_dir, settings)
     shutil.copy2(compile_native(build_dir, kit_dir.parent, "check"), kit_dir / "bin" / "grade_check")
     shutil.copy2(compile_native(build_dir, kit_dir.parent, "box"), kit_dir / "bin" / "grade_box")
+    if sandbox.is_uid(kit["sandbox"]):
+        write_uid_box_filter(kit_dir / sandbox.UID_FILTER)
+        write_uid_box_filter(kit_dir / sandbox.UID_WORKER_FILTER, worker=True)
+        shutil.copy2(compile_native(build_dir, kit_dir.parent, "uidbox"), kit_dir / "bin" / sandbox.UID_HELPER)
+        refuse_exposed_secrets(kit, chapters, kit_dir)
     make_pch(kit, kit_dir, build_dir, settings)
     add_keys(kit, kit_dir, build_dir, built, chapters, settings)
     kit["fingerprint"] = kit_fingerprint(kit, kit_dir)
@@ -214,7 +297,7 @@ def add_keys(kit: dict, kit_dir: Path, build_dir: Path, built: dict, chapters: l
     per chapter the compile and link fingerprints, the run fingerprint, and each check's identity."""
     digests = inputs.Digests(build_dir / "digests.json" if os.access(build_dir, os.W_OK) else None)
     tools = inputs.tree_digest(kit_dir / "tools", lambda p: "__pycache__" in p.parts, digests)
-    mode = "whole-box cgroups" if sandbox.cgroups_possible() else "per-box namespaces"
+    mode = sandbox_key(kit["sandbox"])
     values = settings.as_dict()
     compile_common = inputs.digest(
         "compile", tool_version([kit["compiler"], "--version"]), tools, mode,
@@ -240,9 +323,11 @@ def add_keys(kit: dict, kit_dir: Path, build_dir: Path, built: dict, chapters: l
         for check in kit["checks"].values():
             if check["chapter"] == chapter.folder:
                 check["identity"] = identities[check["name"]]
+    uid_files = [kit_dir / "bin" / sandbox.UID_HELPER, kit_dir / sandbox.UID_WORKER_FILTER] \
+        if sandbox.is_uid(kit["sandbox"]) else []
     keys["run"] = inputs.digest("run", tools, mode, tool_version(["bwrap", "--version"]),
                                 inputs.settings_part(values, tuple(values)),
                                 inputs.files_digest([kit_dir / "bin" / "grade_check", kit_dir / "bin" / "grade_box",
-                                                     kit_dir / "nofork.bpf"], kit_dir, digests))
+                                                     kit_dir / "nofork.bpf", *uid_files], kit_dir, digests))
     kit["keys"] = keys
     digests.save()

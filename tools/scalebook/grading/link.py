@@ -28,7 +28,7 @@ def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, k
     all from a staging folder of neutral name; RESULTS: the files the box writes to /out, moved
     into OUT afterwards (read bounded, never through a link)."""
     limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=TOOL_SECONDS))
-    with sandbox.Staging() as staging:
+    with sandbox.Staging(copy=step.box.uid) as staging:
         folder = staging.folder("out")
         for path in sorted(out.glob("*.o")):
             staging.add(path, f"out/{path.name}")
@@ -36,10 +36,10 @@ def boxed_tool(step: Step, out: Path, name: str, argv: list[str], binds: list, k
         for index, (host, inside) in enumerate(binds):
             box_binds.append(("ro", staging.add(host, f"in/{index}-{Path(inside).name}"), inside))
         args_file = staging.path / "box"
-        command = sandbox.write_arguments(args_file, sandbox.box_arguments(box_binds, argv, limits))
+        command = step.box.command(args_file, box_binds, argv, limits)
         cgroups = sandbox.Cgroups(limits)
         try:
-            code, output = sandbox.run(args_file, command, limits, TOOL_SECONDS, cgroups, keep=keep, head=head)
+            code, output = step.box.run(args_file, command, limits, TOOL_SECONDS, cgroups, keep=keep, head=head)
         finally:
             cgroups.close()
         for result in results:

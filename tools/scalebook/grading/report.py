@@ -100,7 +100,7 @@ def grade(name: str, tree: Path, out_dir: Path, kit: dict, chapters: list[Chapte
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "commit": commit,
         "refused_files": refused_files,
-        "sandbox": sandbox_description(),
+        "sandbox": sandbox_description(kit.get("sandbox")),
         "fingerprint": fingerprint(sources, kit),
         "check_seconds": round(Ledger(folder / "ledger").spent("checks"), 2) if to_run else 0.0,
         "work": work,
@@ -286,12 +286,9 @@ def award_points(tests: list[dict]) -> None:
         test["points"] = test["max_points"]
 
 
-def sandbox_description() -> str:
-    if sandbox.cgroups_possible():
-        return ("bubblewrap; whole-box limits by cgroups (memory with tmpfs, processes, one CPU); the worker "
-                "cannot fork (seccomp)")
-    return ("bubblewrap; no cgroups (not root): the worker cannot fork (seccomp), so its address-space limit is "
-            "its memory and it uses one CPU; compile boxes count their processes in their own user namespace")
+def sandbox_description(which: str | None = None) -> str:
+    """What held: the kit's sandbox (WHICH), or the one this grader would make."""
+    return sandbox.description(which or sandbox.mode())
 
 
 def write_report(record: dict, out_dir: Path, policy: str) -> None:

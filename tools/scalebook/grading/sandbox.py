@@ -21,13 +21,27 @@ whole box:
   clone3 fail), so its address-space limit bounds its memory and it uses at most one CPU; compile
   boxes count their processes in their own user namespace (RLIMIT_NPROC set inside the box counts
   that box alone, not every process of the grading user).
+
+A second mode, the uid box (native/uidbox.cpp), for a root grader where bubblewrap cannot make its
+namespaces (a Docker container under Docker's default seccomp profile: Gradescope, PrairieLearn,
+CI): each box runs as an unprivileged uid of its own (a slot of BOX_UIDS, so RLIMIT_NPROC counts that
+box alone), with no groups, no capabilities, no_new_privs and a seccomp filter (no sockets, ptrace,
+namespaces or mounts: seccomp_filter.write_uid_box_filter), the same prlimit limits, a private
+folder of its own for scratch, and Landlock where the kernel and the container allow it (reads of
+the system's programs and of what the box is given, writes to its own folders). Nothing is bound:
+the box sees the host's paths, so each step writes its command line for the mode (translate()).
+What the box is given is made readable to its uid alone and taken back when it ends, when every
+process of its uid is killed and what it left in the world-writable folders removed. mode() picks
+the mode (SCALEBOOK_SANDBOX=namespaces or uid forces one), description() says what held.
 """
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import importlib.util
 import os
+import re
 import selectors
 import shlex
 import shutil
@@ -52,21 +66,227 @@ WORKER_FD, LAUNCHER_FD = 7, 8  # the files a worker box copies in (--ro-bind-dat
 
 SandboxUnavailable = SandboxError  # no bubblewrap, user namespaces or seccomp: grading refuses
 
+MODE_ENV = "SCALEBOOK_SANDBOX"      # namespaces, uid or uid-no-landlock: that mode or none (tests force the uid box)
+NAMESPACES, UID, UID_LANDLOCK = "namespaces", "uid", "uid+landlock"
+NO_LANDLOCK = "uid-no-landlock"     # the uid box as where Landlock cannot be used (its weakest form, for tests)
+BOX_BASE = Path("/var/lib/scalebook/boxes")  # the uid boxes' folders and slots (root's, 0755)
+BOX_UIDS = (61000, 2000)            # the uid boxes' uids: the first and how many (below 65534: any container maps them)
+UID_HELPER, UID_FILTER, UID_WORKER_FILTER = "grade_uidbox", "uidbox.bpf", "uidbox-worker.bpf"  # in the kit
+
 
 def check_available() -> None:
+    """The sandbox this grader can make, or SandboxError naming the cause and the remedies."""
     if shutil.which("bwrap") is None or not Path(BWRAP).exists():
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
     if importlib.util.find_spec("seccomp") is None:  # Debian's python3-seccomp
         raise SandboxUnavailable("python3-seccomp is not installed (the worker's no-fork filter): "
                                  "apt-get install python3-seccomp")
-    probe = subprocess.run([shutil.which("bwrap"), "--unshare-all", "--ro-bind", "/usr", "/usr",
+    mode()
+
+
+def namespaces_refused() -> str | None:
+    """bubblewrap's own words when it cannot make its namespaces here, None when it can."""
+    probe = subprocess.run([shutil.which("bwrap") or BWRAP, "--unshare-all", "--ro-bind", "/usr", "/usr",
                             "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
                             "--symlink", "usr/bin", "/bin", "--", "/usr/bin/true"],
                            capture_output=True, text=True, env={})
-    if probe.returncode != 0:
-        raise SandboxUnavailable("bubblewrap cannot create its namespaces here "
-                                 f"({probe.stderr.strip() or probe.returncode}); grading refuses to "
-                                 "run without a sandbox")
+    return None if probe.returncode == 0 else (probe.stderr.strip() or f"exit status {probe.returncode}")
+
+
+def uid_box_refused() -> str | None:
+    """Why a uid box cannot be made here (None: it can): it needs root, which may become another uid."""
+    if os.geteuid() != 0:
+        return "the uid box needs root (it runs each box as a uid of its own), and this grader runs as uid " \
+               f"{os.geteuid()}"
+    probe = subprocess.run(["/usr/bin/true"], user=BOX_UIDS[0], group=BOX_UIDS[0], extra_groups=[],
+                           capture_output=True, text=True, env={})
+    return None if probe.returncode == 0 else f"root cannot become uid {BOX_UIDS[0]} here"
+
+
+def landlock_abi() -> int:
+    """Landlock's ABI version where the kernel has it and this process may use it (a container's
+    seccomp profile may refuse its calls), else 0."""
+    abi = _libc.syscall(444, None, 0, 1)  # landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    return max(0, abi)
+
+
+def userns_remedies() -> str:
+    """What would let bubblewrap make its namespaces here, as exact commands, for the cause found."""
+    def read(path: str) -> str:
+        try:
+            return Path(path).read_text().strip()
+        except OSError:
+            return ""
+    causes = []
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+        causes.append("AppArmor forbids unprivileged user namespaces here (Ubuntu 23.10 and later): give bwrap "
+                      "a profile that allows them, as root: printf 'abi <abi/4.0>,\\ninclude <tunables/global>\\n"
+                      "profile bwrap /usr/bin/bwrap flags=(unconfined) {\\n  userns,\\n}\\n' > /etc/apparmor.d/bwrap "
+                      "&& apparmor_parser -r /etc/apparmor.d/bwrap")
+    if read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+        causes.append("the kernel forbids unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1")
+    if read("/proc/sys/user/max_user_namespaces") == "0":
+        causes.append("user namespaces are switched off: sysctl -w user.max_user_namespaces=15000")
+    if not causes:
+        causes.append("a seccomp filter or a container refuses them (Docker's default profile does): run the "
+                      "grader as root in the container, where the uid box needs no namespaces, or give the "
+                      "container --security-opt seccomp=unconfined")
+    return "; or ".join(causes)
+
+
+@functools.lru_cache(maxsize=None)
+def mode() -> str:
+    """The sandbox grading uses here: NAMESPACES where bubblewrap can make its namespaces, else
+    UID_LANDLOCK or UID for a root grader (Landlock where it can be used), else SandboxError naming
+    the cause and the exact remedies. SCALEBOOK_SANDBOX=namespaces or uid asks for that mode alone,
+    uid-no-landlock for the uid box without Landlock."""
+    forced = os.environ.get(MODE_ENV, "")
+    if forced not in ("", NAMESPACES, UID, NO_LANDLOCK):
+        raise SandboxUnavailable(f"{MODE_ENV}={forced!r}: it takes {NAMESPACES}, {UID} or {NO_LANDLOCK} (or is unset: "
+                                 "chosen here)")
+    without_landlock = forced == NO_LANDLOCK
+    forced = UID if without_landlock else forced
+    refused = namespaces_refused() if forced != UID else f"{MODE_ENV}={UID}"
+    if refused is None:
+        return NAMESPACES
+    if forced == NAMESPACES:
+        raise SandboxUnavailable(f"bubblewrap cannot create its namespaces here ({refused}), and {MODE_ENV}="
+                                 f"{NAMESPACES} asks for them alone; remedy: {userns_remedies()}")
+    no_uid_box = uid_box_refused()
+    if no_uid_box is not None and forced == UID:
+        raise SandboxUnavailable(f"{MODE_ENV}={UID} asks for the uid box, and {no_uid_box}: grade as root (in a "
+                                 f"container too), or leave {MODE_ENV} unset to use bubblewrap where it works")
+    if no_uid_box is not None:
+        raise SandboxUnavailable(
+            f"grading refuses to run without a sandbox, and neither can be made here: bubblewrap cannot create "
+            f"its namespaces ({refused}), and {no_uid_box}. Remedies: {userns_remedies()}; or grade as root "
+            f"(in a container too: the uid box needs no namespaces)")
+    return UID_LANDLOCK if landlock_abi() > 0 and not without_landlock else UID
+
+
+def description(which: str) -> str:
+    """What the sandbox WHICH (mode()) holds, as each report says it."""
+    if which == NAMESPACES:
+        if cgroups_possible():
+            return ("bubblewrap; whole-box limits by cgroups (memory with tmpfs, processes, one CPU); the worker "
+                    "cannot fork (seccomp)")
+        return ("bubblewrap; no cgroups (not root): the worker cannot fork (seccomp), so its address-space limit "
+                "is its memory and it uses one CPU; compile boxes count their processes in their own user namespace")
+    return ("uid box (no namespaces here): an unprivileged uid of its own per box, no_new_privs, seccomp (no "
+            "sockets, ptrace, namespaces or mounts; the worker cannot fork or open a file to write), rlimits, a "
+            "private folder; " + ("Landlock: reads of the system and of what the box is given only, writes to its "
+                                  "own folders" if which == UID_LANDLOCK else
+                                  "no Landlock here: the box may read what every user may read"))
+
+
+def is_uid(which: str) -> bool:
+    return which in (UID, UID_LANDLOCK)
+
+
+def box_base() -> Path:
+    """BOX_BASE, made root's and 0755 (refused when it is anything else: a uid box's folder there
+    must be out of every other user's reach)."""
+    BOX_BASE.mkdir(mode=0o755, parents=True, exist_ok=True)
+    info = os.lstat(BOX_BASE)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+        raise SandboxUnavailable(f"{BOX_BASE} must be a folder of root's that no one else may write")
+    return BOX_BASE
+
+
+def readable_by_a_box(paths: list[Path]) -> list[Path]:
+    """Those of PATHS an unprivileged uid (a box's, without Landlock) could open: every file a box
+    would read there if it knew its name."""
+    exposed = []
+    for path in paths:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setresgid(BOX_UIDS[0], BOX_UIDS[0], BOX_UIDS[0])
+                os.setresuid(BOX_UIDS[0], BOX_UIDS[0], BOX_UIDS[0])
+                os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) == 0:
+            exposed.append(path)
+    return exposed
+
+
+class Box:
+    """How a step makes its boxes: the mode (kit.json's "sandbox"), and for a uid box the kit's
+    helper and filters."""
+
+    def __init__(self, which: str, kit_dir: Path | None = None):
+        self.mode = which
+        self.kit_dir = kit_dir
+
+    @property
+    def uid(self) -> bool:
+        return is_uid(self.mode)
+
+    def command(self, arguments_file: Path, binds: list, argv: list[str], limits: Limits, *,
+                count_processes: bool = True, as_pid_1: bool = False, worker: bool = False) -> list[str]:
+        """The box's options written to ARGUMENTS_FILE, and the command run() takes: for bubblewrap
+        (box_arguments, write_arguments) as it always was; for a uid box the helper's options
+        (native/uidbox.cpp) and ARGV with every box path of BINDS translated to the path the box
+        sees (translate())."""
+        if not self.uid:
+            return write_arguments(arguments_file, box_arguments(binds, argv, limits, count_processes=count_processes,
+                                                                 as_pid_1=as_pid_1))
+        base = box_base()
+        options = ["--base", str(base), "--uids", str(BOX_UIDS[0]), str(BOX_UIDS[1]),
+                   "--seccomp", str(self.kit_dir / (UID_WORKER_FILTER if worker else UID_FILTER)),
+                   "--nproc", str(limits.processes if count_processes else 4)]
+        if self.mode == UID_LANDLOCK:
+            options.append("--landlock")
+        for kind, host, inside in binds:
+            if kind == "ro":
+                options += ["--give", str(host), "--read", str(host)]
+            elif kind == "rw":
+                options += ["--own", str(host)]
+            elif kind == "pub":  # root's, readable by all already (the kit's public view)
+                options += ["--read", str(host)]
+            elif kind == "data":  # a file (a path here) copied into the box's folder
+                options += ["--copy", str(host), inside.strip("/")]
+        arguments_file.write_bytes(b"".join(o.encode() + b"\0" for o in options))
+        self.seen_paths = seen(binds)
+        return [str(arguments_file), *translate(argv, self.seen_paths)]
+
+    def run(self, arguments_file: Path, command: list[str], limits: Limits, timeout: float,
+            cgroups: Cgroups | None = None, **kwargs) -> tuple[int, bytes]:
+        if not self.uid:
+            return run(arguments_file, command, limits, timeout, cgroups, **kwargs)
+        code, output = run(arguments_file, command, limits, timeout, cgroups,
+                           program=[str(self.kit_dir / "bin" / UID_HELPER)], **kwargs)
+        return code, self.as_in_a_namespace_box(output)
+
+    seen_paths: dict[str, str] = {}
+
+    def as_in_a_namespace_box(self, output: bytes) -> bytes:
+        """OUTPUT with the host paths the box saw written as bubblewrap's box would show them
+        (/src/ex1.cpp, /out, /kit/include): the messages a compile gives are the same in both modes."""
+        for inside, host in sorted(self.seen_paths.items(), key=lambda item: len(item[1]), reverse=True):
+            if host != inside and not host.startswith("{box}"):
+                output = output.replace(host.encode(), inside.encode())
+        return output
+
+
+def seen(binds: list) -> dict[str, str]:
+    """{box path: the path a uid box sees for it} for BINDS: the host path itself (nothing is
+    bound), or {box}/NAME for a file copied in."""
+    return {inside: (f"{{box}}/{inside.strip('/')}" if kind == "data" else str(host)) for kind, host, inside in binds}
+
+
+def translate(argv: list[str], paths: dict[str, str]) -> list[str]:
+    """ARGV with each box path of PATHS (a whole path, or the start of one: /out/x.o, -I/kit/include,
+    a shell script's "> /out/x.cpu") replaced by the path the box sees."""
+    if not paths:
+        return list(argv)
+    pattern = re.compile(r"(?:^|(?<=[\s>=])|(?<=-I))(" + "|".join(re.escape(p) for p in sorted(paths, key=len, reverse=True))
+                         + r")(?=/|$|[\s;\"'])")
+    return [pattern.sub(lambda m: paths[m.group(1)], word) for word in argv]
 
 
 def cgroups_possible() -> bool:
@@ -243,16 +463,20 @@ def read_bounded(process: subprocess.Popen, timeout: float, head: int, tail: int
 
 def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float,
         cgroups: Cgroups | None = None, seccomp_file: Path | None = None,
-        keep: int = 20000, head: int = 20000, data_fds: dict[int, Path] | None = None) -> tuple[int, bytes]:
+        keep: int = 20000, head: int = 20000, data_fds: dict[int, Path] | None = None,
+        program: list[str] | None = None) -> tuple[int, bytes]:
     """Runs COMMAND in the box ARGUMENTS_FILE describes (see write_arguments) and returns (exit
     status, its output: the first HEAD and the last KEEP bytes, bounded as it is read); 124 when it
     ran past TIMEOUT seconds of wall time (the box is killed). DATA_FDS: files opened for the box's
-    --file and --ro-bind-data options, at those descriptor numbers."""
+    --file and --ro-bind-data options, at those descriptor numbers. PROGRAM: a uid box's helper,
+    which takes COMMAND (its options file, then the command) as it is (Box.command)."""
     with open(arguments_file, "rb") as args, open(seccomp_file or os.devnull, "rb") as rules, \
             contextlib.ExitStack() as stack:
         options = ["--args", str(args.fileno())]
         if seccomp_file is not None:
             options = ["--seccomp", str(rules.fileno()), *options]
+        if program is not None:
+            options = []
         opened = {number: stack.enter_context(open_regular(path)) for number, path in (data_fds or {}).items()}
 
         def prepare() -> None:
@@ -262,7 +486,7 @@ def run(arguments_file: Path, command: list[str], limits: Limits, timeout: float
             if cgroups is not None:
                 cgroups.enter()
 
-        process = subprocess.Popen([*outer_limits(limits), BWRAP, *options, *command],
+        process = subprocess.Popen([*outer_limits(limits), *(program or [BWRAP]), *options, *command],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                    env={}, pass_fds=(args.fileno(), rules.fileno(), *opened.values(), *opened),
                                    preexec_fn=prepare)
@@ -307,17 +531,37 @@ class Staging:
     box sees this name, never the grading folder's path or a classmate's. Files are hard-linked
     into it where they can be (else copied); close() removes it."""
 
-    def __init__(self):
+    def __init__(self, copy: bool = False):
+        """COPY (a uid box's staging): files are copied, never linked (the box is given them: a link
+        would hand it the grading tree's own file), and the folder is 0711 (each folder in it is
+        given to one box alone)."""
         self.path = Path(tempfile.mkdtemp(prefix="box-"))
+        self.copy = copy
+        if copy:
+            self.path.chmod(0o711)
 
     def folder(self, name: str) -> Path:
         folder = self.path / name
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.make(folder)
         return folder
+
+    def make(self, folder: Path) -> None:
+        """FOLDER and its parents in the staging folder: 0700, or 0711 for a uid box (searchable, not
+        listable: what a box may read in it is what it is given, native/uidbox.cpp's --give)."""
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if self.copy:
+            for made in [folder, *folder.parents]:
+                if made == self.path:
+                    break
+                made.chmod(0o711)
 
     def add(self, source: Path, name: str) -> Path:
         target = self.path / name
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.make(target.parent)
+        if self.copy:
+            shutil.copyfile(source, target, follow_symlinks=False)
+            target.chmod(0o600)
+            return target
         try:
             os.link(source, target, follow_symlinks=False)
         except OSError:
@@ -338,6 +582,17 @@ class Staging:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def uid_worker_launcher(path: Path, command: list[str], helper: Path, seccomp_file: Path, limits: Limits) -> None:
+    """worker_launcher's script for a uid box: the helper (native/uidbox.cpp) with the options
+    file and command Box.command wrote, the worker's no-fork filter on the descriptor the box's
+    first process reads it from."""
+    path.write_text("#!/bin/sh\n"
+                    'for group in $SCALEBOOK_BOX_CGROUPS; do echo $$ > "$group/cgroup.procs" || exit 125; done\n'
+                    f"exec {ENV} -i {' '.join(outer_limits(limits))} {shlex.quote(str(helper))} "
+                    f"{SECCOMP_FD}<{shlex.quote(str(seccomp_file))} {shlex.join(command)}\n")
+    path.chmod(0o700)
 
 
 def worker_launcher(path: Path, arguments_file: Path, command: list[str], seccomp_file: Path,

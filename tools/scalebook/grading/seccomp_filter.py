@@ -45,3 +45,52 @@ def write_no_fork_filter(path: Path) -> None:
     rules.add_rule(seccomp.ERRNO(errno.EPERM), "prctl", low(0, PR_SET_THP_DISABLE), seccomp.Arg(1, seccomp.EQ, 0))
     with open(path, "wb") as out:
         rules.export_bpf(out)
+
+
+# The calls a uid box (sandbox.py's second mode: an unprivileged uid of its own, where bubblewrap
+# cannot make namespaces) may not make: no sockets, no tracing or reading of another process, no
+# namespaces or mounts, no way around the filter or the kernel's own accounting (io_uring runs
+# its operations outside seccomp; bpf, perf events and userfaultfd reach the kernel's internals).
+UID_BOX_FORBIDDEN = (
+    "socket", "socketpair", "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+    "fsmount", "fsconfig", "fspick", "mount_setattr", "bpf", "perf_event_open", "userfaultfd",
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "add_key", "request_key", "keyctl",
+    "name_to_handle_at", "open_by_handle_at", "quotactl", "acct", "swapon", "swapoff", "reboot", "kexec_load",
+    "kexec_file_load", "init_module", "finit_module", "delete_module", "iopl", "ioperm", "syslog",
+    "setdomainname", "sethostname", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "lookup_dcookie", "vhangup", "personality")
+# clone's flags that make a namespace (CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
+# NEWNET): a uid box forks (the compiler does) but never into a namespace of its own.
+CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+O_WRONLY, O_RDWR, O_CREAT, O_TRUNC = 0o1, 0o2, 0o100, 0o1000
+
+
+def write_uid_box_filter(path: Path, worker: bool = False) -> None:
+    """A seccomp program (BPF) the uid box's helper (native/uidbox.cpp) loads into the box's first
+    process, after no_new_privs, so that every process of the box runs under it: UID_BOX_FORBIDDEN
+    and clone with a namespace flag fail with EPERM, clone3 with ENOSYS (its flags sit in memory the
+    filter cannot read; the C library then calls clone), other architectures' calls kill. WORKER:
+    the worker box's, which also opens no file to write (a worker talks through its pipes only;
+    without Landlock this keeps it from writing its own /proc/self/clear_refs, which the trusted
+    side's memory proof reads, or anything else a uid may write)."""
+    import errno
+
+    import seccomp
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for call in UID_BOX_FORBIDDEN:
+        try:
+            rules.add_rule(seccomp.ERRNO(errno.EPERM), call)
+        except (RuntimeError, ValueError):  # a call this architecture or libseccomp does not know
+            continue
+    for flag in CLONE_NAMESPACES:
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    if worker:
+        for flag in (O_WRONLY, O_RDWR, O_CREAT, O_TRUNC):
+            rules.add_rule(seccomp.ERRNO(errno.EACCES), "openat", seccomp.Arg(2, seccomp.MASKED_EQ, flag, flag))
+            rules.add_rule(seccomp.ERRNO(errno.EACCES), "open", seccomp.Arg(1, seccomp.MASKED_EQ, flag, flag))
+        rules.add_rule(seccomp.ERRNO(errno.EACCES), "creat")
+        rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "openat2")  # its flags sit in memory: the C library falls back
+    with open(path, "wb") as out:
+        rules.export_bpf(out)

@@ -41,12 +41,22 @@ class Step:
         self.settings = Settings.from_dict(read_json(KIT / "settings.json"))
         self.kit = read_json(KIT / "kit.json")
         self.ledger = Ledger(submission / "ledger")
+        self.box = sandbox.Box(self.kit.get("sandbox", sandbox.NAMESPACES), KIT)  # the kit's mode, always
 
 
 
 def write_worker_launcher(step: Step, out: Path, worker: Path) -> None:
     """OUT/worker.sh: runs the linked WORKER in its box, under the check step's limits."""
     limits = sandbox.Limits(**dict(step.settings.limits.as_dict(), cpu_seconds=step.settings.check_seconds + 1))
+    if step.box.uid:
+        # The helper copies both into the box's own folder each time it starts the box; the box's
+        # first process empties the box's scratch folder before each worker (native/box.cpp).
+        binds = [("data", worker, "/worker"), ("data", KIT / "bin" / "grade_box", "/launcher")]
+        command = step.box.command(out / "worker.box", binds, ["/launcher", "{box}/tmp", "/worker"], limits,
+                                   count_processes=False, worker=True)
+        sandbox.uid_worker_launcher(out / "worker.sh", command, KIT / "bin" / sandbox.UID_HELPER, KIT / "nofork.bpf",
+                                    limits)
+        return
     # The worker and the box's first process are copied into the box (bwrap's --ro-bind-data),
     # not bound: a bind would show their host paths in the box's mountinfo.
     command = sandbox.write_arguments(out / "worker.box", sandbox.box_arguments(

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The grading pages in headless Chromium, as an instructor and a student open them (file://):
 the class page of a hostile class (tools/tests/hostile_reports.py) and the feedback page of its
-most hostile submission.
+most hostile submission; for accessibility also a regrade's compare page and the similarity page,
+written from that class.
 
     test_pages_browser.py [--screenshots DIR] [--chromium PATH] [--chromedriver PATH]
 
@@ -12,7 +13,11 @@ most hostile submission.
     window; every table sits in its own box, which scrolls sideways when the table is wider; no
     message box is wider than the window; the page's style applies (its CSP hash is right);
   - the class page sorts: by total up and down, by name, and the exercises by how many passed,
-    each row keeping its own cells.
+    each row keeping its own cells;
+  - WCAG 2.1 AA: axe-core (docs/tests/accessibility.py, the rules tagged wcag2a, wcag2aa, wcag21a,
+    wcag21aa, wcag22aa) finds 0 violations on the class page, the hostile feedback page, a regrade's
+    compare page and the similarity page, at both widths, in the light and the dark scheme (the
+    pages follow the reader's prefers-color-scheme).
 
 Exit status 77 (CTest's skip) with a message naming the packages when Chromium, chromedriver,
 Selenium or Jinja2 is missing.
@@ -27,10 +32,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.harness import expect, finish
+from tests.harness import ROOT, expect, finish
 
 from scalebook.grading import pages
+from scalebook.grading.analysis_pages import write_similarity_page
+from scalebook.grading.compare_page import write_compare_page
 from tests.grading import hostile_reports as hostile
+
+sys.path.insert(0, str(ROOT / "docs" / "tests"))
+import accessibility  # noqa: E402  (docs/tests/accessibility.py: axe-core, one place for the book and these pages)
 
 SKIP = 77
 WIDTHS = [("phone", 375, 812, True), ("desktop", 1280, 900, False)]
@@ -202,6 +212,53 @@ def check_control(driver, folder: Path) -> None:
            f"control: unescaped, the payloads do run here (pwned={safety['pwned']}, alerts={safety['dialogs']})")
 
 
+def a_regrade(reports: list[dict]) -> dict:
+    """A regrade's preview (grading/regrade.py's comparison) in which the hostile names lost and
+    gained points, with the hostile messages."""
+    hostile_name = hostile.NAMES["markup"]
+    change = {"kind": "lost", "chapter": hostile.CHAPTER_1, "check": "1.1 population sd " + hostile.SCRIPT,
+              "hidden": False, "message": "the output matches known mistake [ddof_one]: " + hostile.BREAKOUTS,
+              "old_status": "passed", "new_status": "failed", "delta": -1, "old_max": 1, "new_max": 1}
+    students = [{"submission": r["submission"], "old_score": r["score"], "new_score": r["score"] - 1,
+                 "old_max": r["max_score"], "new_max": r["max_score"], "changes": [change], "note": ""}
+                for r in reports]
+    return {"date": hostile.DATE, "students": students, "changed": [hostile_name, hostile.NAMES["quotes"]],
+            "old": {"dir": "grades-" + hostile.SCRIPT, "commit": hostile.COMMIT},
+            "new": {"dir": "regrade", "commit": hostile.COMMIT},
+            "work": {"reused": 3, "checks_run": 4, "compiled": 2, "linked": 2}}
+
+
+def an_analysis(reports: list[dict]) -> dict:
+    """The class analysis's similarity findings (grading/analysis.py) for two hostile names: a pair
+    with its shared run of code, and a group of identical files."""
+    a, b = hostile.NAMES["markup"], hostile.NAMES["quotes"]
+    code = "double peak = x.maxCoeff(); // " + hostile.SCRIPT
+    pair = {"a": a, "b": b, "a_same": [], "b_same": [hostile.NAMES["plain"]], "percent": 90, "a_percent": 92,
+            "b_percent": 88, "shared_kgrams": 140, "reference": False,
+            "runs": [{"a_lines": [3, 9], "b_lines": [4, 10], "kgrams": 140, "a_text": code, "b_text": code}]}
+    return {"date": hostile.DATE,
+            "similarity": {"exercises": [{"exercise": "4.2", "file": "04-causal-masking/ex2_masked_softmax.cpp",
+                                          "compared": len(reports), "references": 0, "pairs_above": 1,
+                                          "pairs": [pair], "identical": [{"files": [a, hostile.NAMES["plain"]],
+                                                                          "kgrams": 140}]}],
+                           "threshold_percent": 78, "min_kgrams": 40, "kgram": 20, "references": []}}
+
+
+def check_accessible(driver, path: Path, label: str, source: str) -> None:
+    """axe-core's WCAG 2.x A and AA rules on PATH at both widths, light and dark: 0 violations."""
+    for _, width, height, mobile in WIDTHS:
+        for scheme in ("light", "dark"):
+            driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                   {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            open_page(driver, path, width, height, mobile)
+            result = accessibility.run_axe(driver, source)
+            found = accessibility.describe(f"{label} at {width} px, {scheme}", result["violations"])
+            expect(not found, f"{label} at {width} px, {scheme}: 0 violations of WCAG 2.x A and AA in "
+                              f"{result['rules']} axe-core rules" + ("".join("\n    " + f for f in found)))
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                           {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--screenshots", type=Path, help="save a screenshot of each page and width here")
@@ -213,6 +270,11 @@ def main() -> int:
         print(f"skipped: the pages' browser test needs {', '.join(absent)} "
               f"(apt-get install -y {' '.join(absent)})")
         return SKIP
+    try:
+        axe = accessibility.axe_source()
+    except accessibility.AxeMissing as error:
+        expect(False, str(error))
+        return finish("")
     reports = hostile.the_class()
     context = pages.make_context(date=hostile.DATE)
     with tempfile.TemporaryDirectory(prefix="scalebook-pages-browser-") as temporary:
@@ -222,6 +284,8 @@ def main() -> int:
         for number, report in enumerate(reports):
             written[report["submission"]] = folder / f"student-{number}" / "feedback.html"
             pages.write_feedback(report, written[report["submission"]], context)
+        write_compare_page(a_regrade(reports), folder / "compare.html", context)
+        write_similarity_page(an_analysis(reports), folder, hostile.COMMIT)
         driver = start(args, Path(temporary) / "profile")
         print(f"     Chromium started after {time.monotonic() - STARTED:.1f} s", flush=True)
         try:
@@ -229,6 +293,11 @@ def main() -> int:
             check_page(driver, folder / "index.html", "class page", args.screenshots)
             check_sorting(driver, reports)  # on the class page as check_page left it (desktop width)
             check_page(driver, written[hostile.NAMES["markup"]], "the hostile feedback page", args.screenshots)
+            for path, label in ((folder / "index.html", "class page"),
+                                (written[hostile.NAMES["markup"]], "the hostile feedback page"),
+                                (folder / "compare.html", "the compare page"),
+                                (folder / "similarity.html", "the similarity page")):
+                check_accessible(driver, path, label, axe)
         finally:
             driver.quit()
     print(f"     {time.monotonic() - STARTED:.1f} s in all")

@@ -4,7 +4,8 @@ the Slurm test's slurm-wlm and munge, the pages' python3-jinja2, the browser's, 
 builds anything, and `./workbook grade` installs what the pages need; as an unprivileged user each
 names the exact apt-get command and installs nothing. The lists come from config.json by purpose:
 the expectations are derived from a copy of it, changed first so that a list that is not read
-from there would show."""
+from there would show. The machine has no npm: `./workbook test` adds Debian's npm to what it
+installs, then runs `npm ci` on each pinned manifest (axe-core's) into build/NAME."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scalebook.config import packages_for
+from scalebook.config import NPM_COMMAND_PACKAGE, npm_folders_for, packages_for
 from tests.harness import expect, finish
 from tests.student.test_setup import PRESENT, as_root_command, as_user_command, fake_machine
 
@@ -42,8 +43,14 @@ def check_command(words: list[str], purpose: str, what: str) -> None:
         wanted = [p for p in packages_for(purpose) if p not in PRESENT]
         if purpose == "test":
             wanted.insert(wanted.index("munge") + 1, MARKER)
-        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2", "similarity-tester"],
-                       "grade": ["python3-jinja2", "similarity-tester"]}[purpose]:
+        folders = npm_folders_for(purpose)
+        if folders:
+            wanted.append(NPM_COMMAND_PACKAGE)
+        expect("tools/scalebook/grading/dolos" in folders and ("docs/tests/axe" in folders) == (purpose == "test"),
+               f"{what}: the similarity engine's npm packages are needed by grade and test, axe-core's by the tests "
+               f"alone ({folders})")
+        for needed in {"test": ["python3-clang", "slurm-wlm", "munge", "python3-jinja2", "nodejs"],
+                       "grade": ["python3-jinja2", "nodejs"]}[purpose]:
             expect(needed in wanted, f"{what}: {needed} is among what it needs")
         user = as_user_command()
         if user is not None:
@@ -57,6 +64,19 @@ def check_command(words: list[str], purpose: str, what: str) -> None:
             expect(installs(apt_log) == [wanted],
                    f"{what} as root: installs exactly what was missing ({installs(apt_log)}): {result.stdout[-600:]}")
             expect(all(p in db.read_text().split() for p in wanted), f"{what} as root: every package is now there")
+            npm_calls = (Path(temp) / "npm.log").read_text().splitlines()
+            expected_calls = [f"npm ci --ignore-scripts --no-audit --no-fund in {tree / 'build' / Path(f).name}"
+                              for f in folders]
+            expect(npm_calls == expected_calls,
+                   f"{what} as root: npm ci once for each pinned manifest, with Debian's npm ({npm_calls})")
+            for folder in folders:
+                installed = tree / "build" / Path(folder).name
+                expect((installed / "package-lock.json").read_bytes() == (tree / folder / "package-lock.json").read_bytes()
+                       and (installed / "node_modules" / ".package-lock.json").is_file(),
+                       f"{what} as root: {folder}'s lockfile is what npm ci installed in {installed}")
+            again = run(tree, env, root, *words)
+            expect(installs(apt_log) == [wanted] and len((Path(temp) / "npm.log").read_text().splitlines()) == len(folders),
+                   f"{what} as root, a second time: nothing more installed: {again.stdout[-400:]}")
 
 
 def main() -> int:

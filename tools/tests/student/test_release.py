@@ -494,6 +494,12 @@ def main() -> int:
                                       "--screenshots", str(base / "screenshots")], capture_output=True, text=True)
             expect(browser.returncode == 0, f"the edition's book passes the browser check: "
                                             f"{browser.stdout[-800:]}{browser.stderr[-800:]}")
+            # And WCAG 2.1 AA on every page of it (axe-core light and dark, keyboard, figures, math).
+            accessible = subprocess.run(["/usr/bin/python3", str(ROOT / "docs" / "tests" / "check_accessibility.py"),
+                                         str(page.parent), "--edition", "student"], capture_output=True, text=True)
+            print("".join(accessible.stdout.splitlines(keepends=True)[-1:]), end="")
+            expect(accessible.returncode == 0, f"the edition's book meets WCAG 2.1 AA: "
+                                               f"{accessible.stdout[-800:]}{accessible.stderr[-1500:]}")
         else:
             print("note: no chromium/chromedriver here; the edition's book was not opened in a browser")
         check = student.run([str(clone / "workbook"), "check", "1"], clone)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.harness import ROOT, expect, finish
 
-from scalebook.config import packages_for
+from scalebook.config import NPM, packages_for
 
 DPKG_QUERY = r'''#!/bin/sh
 # dpkg-query -W -f=FORMAT PKG...: like the real one, exit 1 when some package is unknown.
@@ -38,10 +38,39 @@ if [ "$(id -u)" != 0 ]; then echo "E: permission denied" >&2; exit 100; fi
 if [ "$1" = install ]; then
   for arg in "$@"; do
     case $arg in install|-y|-q*) ;; *) echo "Setting up $arg ..."; echo "$arg" >> "$FAKE_DPKG_DB" ;; esac
+    # Debian's npm brings the npm command.
+    if [ "$arg" = npm ]; then cp "$FAKE_NPM" "$(dirname "$0")/npm"; fi
   done
 fi
 exit 0
 '''
+
+# npm ci, as far as the set-up sees it: it installs what the lockfile beside it pins (here: records
+# the call and marks node_modules as holding that lockfile).
+NPM_SHIM = r'''#!/bin/sh
+echo "npm $* in $(pwd)" >> "$FAKE_NPM_LOG"
+[ "$1" = ci ] && [ -f package-lock.json ] || { echo "npm ci: no package-lock.json" >&2; exit 1; }
+mkdir -p node_modules && cp package-lock.json node_modules/.package-lock.json
+'''
+# What a fresh machine does not have: no npm, nor the Node.js it runs on.
+ABSENT_COMMANDS = {"npm", "npx", "node", "nodejs", "corepack"}
+
+
+def without_absent_commands(base: Path) -> Path:
+    """A folder of links to every command on this PATH (the first of each name), but those of
+    ABSENT_COMMANDS: PATH with it instead of its own folders is this machine without them."""
+    folder = base / "system-bin"
+    folder.mkdir()
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not directory or not Path(directory).is_dir():
+            continue
+        for entry in Path(directory).iterdir():
+            link = folder / entry.name
+            if entry.name in ABSENT_COMMANDS or link.exists() or link.is_symlink():
+                continue
+            if entry.is_file() and os.access(entry, os.X_OK):
+                link.symlink_to(entry)
+    return folder
 
 
 def as_root_command() -> list[str] | None:
@@ -64,27 +93,34 @@ PRESENT = ["cmake", "g++", "python3", "util-linux", "binutils"]  # a bare machin
 
 
 def fake_machine(base: Path) -> tuple[Path, dict, Path, Path]:
-    """A copy of ./workbook and tools/ in BASE on a simulated fresh machine: dpkg-query and apt-get
-    shims first on PATH, with a package database holding PRESENT only. Returns the tree, the
-    environment, the database and apt-get's log (one line per call, its arguments)."""
+    """A copy of ./workbook, tools/ and the npm manifests config.json names in BASE on a simulated
+    fresh machine: dpkg-query and apt-get shims first on PATH, with a package database holding
+    PRESENT only, and no npm command until apt-get installs Debian's npm (then an npm shim that logs
+    its calls to BASE/npm.log). Returns the tree, the environment, the database and apt-get's log
+    (one line per call, its arguments)."""
     os.chmod(base, 0o755)
     tree = base / "workbook"
     tree.mkdir()
     shutil.copy2(ROOT / "workbook", tree / "workbook")
     shutil.copytree(ROOT / "tools", tree / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    for folders in NPM.values():
+        for folder in folders:
+            shutil.copytree(ROOT / folder, tree / folder, dirs_exist_ok=True)  # (one under tools/ is there)
     shims = base / "bin"
     shims.mkdir()
-    for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET)):
+    for name, text in (("dpkg-query", DPKG_QUERY), ("apt-get", APT_GET), ("fake-npm", NPM_SHIM)):
         (shims / name).write_text(text)
         (shims / name).chmod(0o755)
-    db, apt_log = base / "dpkg.db", base / "apt.log"
+    db, apt_log, npm_log = base / "dpkg.db", base / "apt.log", base / "npm.log"
     db.write_text("".join(f"{p}\n" for p in PRESENT))
     apt_log.write_text("")
-    for path in (db, apt_log):
+    npm_log.write_text("")
+    for path in (db, apt_log, npm_log):
         path.chmod(0o666)
     (tree / "build").mkdir()
     (tree / "build").chmod(0o777)
-    env = dict(os.environ, PATH=f"{shims}:{os.environ['PATH']}", FAKE_DPKG_DB=str(db), FAKE_APT_LOG=str(apt_log))
+    env = dict(os.environ, PATH=f"{shims}:{without_absent_commands(base)}", FAKE_DPKG_DB=str(db),
+               FAKE_APT_LOG=str(apt_log), FAKE_NPM=str(shims / "fake-npm"), FAKE_NPM_LOG=str(npm_log))
     return tree, env, db, apt_log
 
 

@@ -9,6 +9,9 @@
 //         and reads "D" with the worker's wait status (4 bytes) whenever a worker has ended;
 //   fd 6  the worker's seccomp program (BPF), read once.
 //
+// Its arguments, TMP and WORKER, name the box's scratch folder and the worker (/tmp and /worker in a
+// bubblewrap box; the uid box's own folder, native/uidbox.cpp, where nothing is bound).
+//
 // Each worker starts as the box's first worker would: /tmp emptied of what earlier workers left
 // (and its mode restored), the seccomp filter loaded (no fork, no SysV IPC, no keyrings, no ptrace:
 // nothing a worker makes outlives it), then /worker executed with the box's environment. Only one
@@ -80,7 +83,9 @@ bool send_status(int status) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const char* tmp_folder = argc > 1 ? argv[1] : "/tmp";
+  const char* worker_path = argc > 2 ? argv[2] : "/worker";
   prctl(PR_SET_DUMPABLE, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // bwrap, outside the box, is gone: so is the box
   std::vector<char> program;
@@ -93,7 +98,7 @@ int main() {
   sock_fprog filter{static_cast<unsigned short>(program.size() / sizeof(sock_filter)),
                     reinterpret_cast<sock_filter*>(program.data())};
   struct stat tmp_info{};
-  const int tmp = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int tmp = open(tmp_folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (tmp < 0 || fstat(tmp, &tmp_info) != 0) return 121;
   fcntl(kControl, F_SETFD, FD_CLOEXEC);
 
@@ -150,13 +155,13 @@ int main() {
       // fds 3 and 4 are the pipes, whatever numbers they came with (dup2 clears close-on-exec).
       const int requests = fcntl(fds[0], F_DUPFD_CLOEXEC, 10), replies = fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
       if (requests < 0 || replies < 0 || dup2(requests, 3) != 3 || dup2(replies, 4) != 4) _exit(126);
-      if (chdir("/tmp") != 0) _exit(126);
+      if (chdir(tmp_folder) != 0) _exit(126);
       if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
           syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &filter) != 0)
         _exit(126);
-      char name[] = "/worker";
-      char* argv[] = {name, nullptr};
-      execve(name, argv, environ);
+      std::string name = worker_path;
+      char* worker_argv[] = {name.data(), nullptr};
+      execve(name.c_str(), worker_argv, environ);
       _exit(127);
     }
     close(fds[0]);
