@@ -38,8 +38,9 @@ TEST_CASE("require_finite names the first NaN and its position") {
   CHECK_THROWS_AS(require_finite("f", "q", m), ValueError);
 }
 
-TEST_CASE("the checks of one matrix hold for a Vector, a RowVector, a block and an expression") {
-  // Each kind of argument has its own overload; every one must apply the same rule.
+TEST_CASE("the checks hold for a Vector, a RowVector, a block and an expression") {
+  // require_finite has an overload per kind of argument, the shape checks a template: every one
+  // must apply the same rule.
   const double nan = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH_AS(require_nonempty("f", "x", Vector(0)), "f: x is empty (0, 1)", ShapeError);
   CHECK_THROWS_WITH_AS(require_nonempty("f", "x", RowVector(0)), "f: x is empty (1, 0)", ShapeError);
@@ -68,6 +69,14 @@ TEST_CASE("the checks of one matrix hold for a Vector, a RowVector, a block and 
   CHECK_NOTHROW(require_shape("f", "v", Vector(3), 3, 1));
   CHECK_NOTHROW(require_shape("f", "r", RowVector(3), 1, 3));
   CHECK_NOTHROW(require_shape("f", "b", m.leftCols(2), 3, 2));
+
+  CHECK_THROWS_WITH_AS(require_same_cols("f", "a", m, "b", m.leftCols(3)),
+                       "f: a (3, 4) and b (3, 3) must have the same number of columns", ShapeError);
+  CHECK_NOTHROW(require_same_cols("f", "a", m.topRows(1), "b", m));
+  CHECK_THROWS_WITH_AS(require_queries_keys("f", m, with_nan.bottomRows(2)),
+                       "f: k (2, 4) has a non-finite value nan at (1, 3)", ValueError);
+  CHECK_THROWS_WITH_AS(require_queries_keys("f", m.topRows(0), m), "f: q is empty (0, 4)", ShapeError);
+  CHECK_NOTHROW(require_queries_keys("f", with_nan.topRows(2), m.middleRows(1, 2)));
 }
 
 TEST_CASE("require_queries_keys: empty, different d_k, NaN") {
