@@ -18,7 +18,8 @@ which sits in div.scalebook-output):
     must be linked on the page (Doxygen links the method only when it can tell the object's type).
 
 Standard library only (html.parser): the test needs no browser. Exits 1 and lists every unshown,
-unlinked or mislinked call.
+unlinked or mislinked call. The first rule is also ./workbook lint's (tools/scalebook/lint.py calls
+unshown_helpers() on the page's \\snippet regions read from the source, in well under a second).
 """
 
 from __future__ import annotations
@@ -156,6 +157,31 @@ class Fragments(html.parser.HTMLParser):
             self.fragments[-1]["text"] += data
 
 
+def blank_comments(code: str) -> str:
+    """CODE with its // comments blanked, not removed: positions stay valid."""
+    return re.sub(r"//[^\n]*", lambda m: " " * len(m.group(0)), code)
+
+
+def unshown_helpers(fragments: list[str], lesson_code: str) -> list[tuple[int, int, str]]:
+    """The calls in a page's code FRAGMENTS of a function the lesson (LESSON_CODE) defines itself
+    that no fragment defines: (fragment, line in it, name), each once. The reader cannot follow a
+    link to such a helper, so the page has to show it."""
+    local = definitions(lesson_code)
+    shown = set().union(*(definitions(f) for f in fragments))
+    found = []
+    for index, fragment in enumerate(fragments):
+        text = blank_comments(fragment)
+        defined_at = {m.start(1) for m in DEFINITION.finditer(text)}  # a definition is no call
+        for call in CALL.finditer(text):
+            qualifier, name = call.group(2), call.group(3)
+            if name in local and not qualifier and name not in shown and name not in KEYWORDS \
+                    and call.start(3) not in defined_at:
+                line = text[: call.start(3)].count("\n") + 1
+                if (index, line, name) not in found:
+                    found.append((index, line, name))
+    return found
+
+
 def check_page(page: Path, lesson: Path, headers: Headers, include_dirs: list[Path]) -> list[str]:
     lesson_code = lesson.read_text(encoding="utf-8")
     local = definitions(lesson_code)
@@ -169,16 +195,14 @@ def check_page(page: Path, lesson: Path, headers: Headers, include_dirs: list[Pa
     reachable = included(lesson, include_dirs)
     parser = Fragments()
     parser.feed(page.read_text(encoding="utf-8"))
-    shown = set()
     linked_text = set()
     for fragment in parser.fragments:
-        shown |= definitions(fragment["text"])
         linked_text |= {fragment["text"][start:end].split("::")[-1] for start, end, _ in fragment["links"]}
-    failures = []
-    seen = set()
+    failures = [f"{page.name}: `{name}(` (code fragment line {line}) calls {lesson.parent.name}/lesson.cpp's {name}, "
+                "which the page never shows: put its definition in a \\snippet region on the page"
+                for _, line, name in unshown_helpers([f["text"] for f in parser.fragments], lesson_code)]
     for fragment in parser.fragments:
-        # Comments blanked, not removed: the links' positions stay valid.
-        text = re.sub(r"//[^\n]*", lambda m: " " * len(m.group(0)), fragment["text"])
+        text = blank_comments(fragment["text"])
         defined_at = {m.start(1) for m in DEFINITION.finditer(text)}  # a definition is no call
         for call in CALL.finditer(text):
             member, qualifier, name = call.group(1), call.group(2), call.group(3)
@@ -187,11 +211,7 @@ def check_page(page: Path, lesson: Path, headers: Headers, include_dirs: list[Pa
             line = text[: call.start(3)].count("\n") + 1
             where = f"{page.name}: `{(qualifier or '') + name}(` (code fragment line {line})"
             if name in local and not qualifier:
-                if name not in shown and (where, name) not in seen:
-                    seen.add((where, name))
-                    failures.append(f"{where} calls {lesson.parent.name}/lesson.cpp's {name}, which the page "
-                                    "never shows: put its definition in a \\snippet region on the page")
-                continue
+                continue  # unshown_helpers' rule
             if member and (name not in headers.methods or name in COMMON_MEMBERS):
                 continue
             if not member and name not in headers.free:

@@ -11,6 +11,7 @@ the chapter's folder, returning objects with file, line and message): one line e
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import time
@@ -82,11 +83,17 @@ def line_of(text: str, pattern: str, flags: int = re.M) -> int:
     return line_at(text, match.start()) if match else 0
 
 
+CODE_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', re.S)   # a comment, or a string kept whole
+
+
 def code_only(text: str) -> str:
     """C++ source with its comments blanked, lines and offsets kept."""
     def blank(match: re.Match) -> str:
-        return re.sub(r"[^\n]", " ", match.group(0)) if match.group(0).startswith("/") else match.group(0)
-    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', blank, text, flags=re.S)
+        found = match.group(0)
+        if not found.startswith("/"):
+            return found
+        return " " * len(found) if "\n" not in found else "".join(c if c == "\n" else " " for c in found)
+    return CODE_TOKEN.sub(blank, text)
 
 
 def declares(code: str, function: str) -> bool:
@@ -270,6 +277,179 @@ def stubs_and_solutions(c: ChapterFiles) -> Iterable[Problem]:
                               "the reference calls not_implemented: write the reference solution")
             if f"namespace scalebook::{c.ch} {{" not in solution:
                 yield Problem(where, 0, f"no `namespace scalebook::{c.ch} {{`")
+
+
+# --- the types that cross the grader's process boundary ---------------------------------------
+
+# Names a type may be made of that no header of the workbook declares: C++'s own words.
+BUILTIN_TYPES = {"void", "bool", "char", "short", "int", "long", "unsigned", "signed", "float", "double", "const",
+                 "volatile", "auto", "size_t"}
+TYPE_DECLARATION = re.compile(r"\b(?:(struct|class|union)|enum(?:\s+class|\s+struct)?)\s+(\w+)\s*(?::[^{;]*)?\{"
+                              r"|\busing\s+(\w+)\s*=\s*([^;]*);")
+REMOTE_FIELDS = re.compile(r"\bSCALEBOOK_REMOTE_FIELDS\(\s*([\w:]+)\s*,([^;]*?)\)\s*;", re.S)
+
+
+def type_names(type_text: str) -> list[str]:
+    """The names in a C++ type that some header must declare (Matrix, LayerNormGrads): not C++'s
+    own words, nor names of std:: or Eigen::."""
+    names = []
+    for match in re.finditer(r"\b[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*", type_text):
+        parts = re.sub(r"\s", "", match.group(0)).split("::")
+        if parts[0] not in ("std", "Eigen") and parts[-1] not in BUILTIN_TYPES:
+            names.append(parts[-1])
+    return names
+
+
+class Declared(NamedTuple):
+    """What headers declare at namespace scope: name -> (header, kind: struct, class, enum, using),
+    the text a `using` stands for, the data members of each struct."""
+    where: dict[str, tuple[Path, str]]
+    aliases: dict[str, str]
+    fields: dict[str, list[str]]
+
+
+def matching_brace(code: str, opening: int) -> int:
+    """The offset just past the } that closes the { at OPENING."""
+    depth = 0
+    for at in range(opening, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[at], 0)
+        if depth == 0:
+            return at + 1
+    return len(code)
+
+
+def data_members(body: str) -> list[str]:
+    """The data members of a struct's BODY in order (what a structured binding binds): not its
+    methods, static members, types or access labels."""
+    flat, depth = "", 0
+    for char in body:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            flat += ";" if depth == 0 else ""
+        elif depth == 0:
+            flat += char
+    members = []
+    for statement in flat.split(";"):
+        statement = re.sub(r"\b(?:public|private|protected)\s*:", "", statement).strip()
+        if not statement or re.match(r"(static|using|typedef|friend|template|struct|class|enum)\b", statement):
+            continue
+        head = re.split(r"=", statement, maxsplit=1)[0]
+        name = re.search(r"(\w+)\s*(?:\[[^\]]*\]\s*)*$", head)
+        if "(" not in head and name:
+            members.append(name.group(1))
+    return members
+
+
+def declared_types(headers: Iterable[Path], texts: Callable[[Path], str | None] = None) -> Declared:
+    """What HEADERS declare (TEXTS reads a header; by default its file)."""
+    where, aliases, fields = {}, {}, {}
+    for header in headers:
+        text = texts(header) if texts else (header.read_text(errors="replace") if header.is_file() else None)
+        code = code_only(text or "")
+        for match in TYPE_DECLARATION.finditer(code):
+            if match.group(3):
+                where.setdefault(match.group(3), (header, "using"))
+                aliases.setdefault(match.group(3), match.group(4))
+                continue
+            kind = match.group(1) or "enum"
+            where.setdefault(match.group(2), (header, kind))
+            if kind == "struct":
+                fields.setdefault(match.group(2), data_members(code[match.end():matching_brace(code, match.end() - 1) - 1]))
+    return Declared(where, aliases, fields)
+
+
+def lib_headers(root: Path) -> list[Path]:
+    return sorted((root / "lib" / "include" / "scalebook").glob("*.hpp"))
+
+
+@functools.lru_cache(maxsize=None)
+def lib_types(root: Path) -> Declared:
+    """What lib's headers declare: read once for every chapter."""
+    return declared_types(lib_headers(root))
+
+
+def split_top(text: str) -> list[str]:
+    """TEXT split at the commas outside <...>, (...) and {...}."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "<({"
+        depth -= char in ">)}"
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    return [p.strip() for p in parts + [current] if p.strip()]
+
+
+def remote_lines(text: str) -> list[tuple[int, str, str, list[str]]]:
+    """remote.def's SCALEBOOK_REMOTE lines: (line, exercise, function, [return type, parameter types])."""
+    lines = []
+    for match in re.finditer(r"^\s*SCALEBOOK_REMOTE\((.*)\)\s*$", text, re.M):
+        parts = split_top(match.group(1))
+        if len(parts) >= 3:
+            lines.append((line_at(text, match.start()), parts[0], parts[1], parts[2:]))
+    return lines
+
+
+def remote_types(c: ChapterFiles) -> Iterable[Problem]:
+    """Every type remote.def names is declared by the chapter's headers or lib's; every struct of
+    the chapter that crosses the process boundary (a return or parameter type, a member of one, what
+    a `using` of one stands for) has its SCALEBOOK_REMOTE_FIELDS line, naming its data members in order."""
+    text = c.text(c.folder / "remote.def")
+    if text is None:
+        return
+    headers = sorted(c.folder.glob("*.hpp"))
+    chapter = declared_types(headers, c.text)
+    lib = lib_types(c.root)
+    contract = c.rel(c.folder / c.chapter.contract)
+    crossing: dict[str, str] = {}   # a struct of the chapter -> the call it crosses in
+    for line, exercise, function, types in remote_lines(text):
+        for name in type_names(" ".join(types)):
+            if name not in chapter.where and name not in lib.where:
+                yield Problem(f"{c.name}/remote.def", line,
+                              f"{name} ({exercise}'s {function}) is declared neither in the chapter's headers nor in "
+                              f"lib: declare it in {contract} (a struct with its SCALEBOOK_REMOTE_FIELDS line), or use "
+                              "a type lib declares (Matrix, Vector, RowVector, Index, ...)")
+            elif name in chapter.where:
+                crossing.setdefault(name, f"{exercise}'s {function}")
+    fields_lines = {}
+    for header in headers:
+        for match in REMOTE_FIELDS.finditer(code_only(c.text(header) or "")):
+            names = [n.strip() for n in match.group(2).split(",") if n.strip()]
+            fields_lines[match.group(1).split("::")[-1]] = (header, line_at(c.text(header), match.start()), names)
+    pending = list(crossing)
+    while pending:
+        name = pending.pop()
+        header, kind = chapter.where[name]
+        inner = chapter.aliases.get(name, "")
+        if kind == "struct":
+            members, found = chapter.fields[name], fields_lines.get(name)
+            if found is None:
+                yield Problem(c.rel(header), line_of(c.text(header) or "", rf"^\s*struct\s+{name}\b"),
+                              f"struct {name} crosses the grader's process boundary ({crossing[name]}) but has no "
+                              f"SCALEBOOK_REMOTE_FIELDS(scalebook::{c.ch}::{name}, {', '.join(members)}); line: add it "
+                              "after the namespace, inside #if __has_include(\"scalebook/remote.hpp\") ... #endif")
+            elif found[2] != members:
+                yield Problem(c.rel(found[0]), found[1],
+                              f"SCALEBOOK_REMOTE_FIELDS of {name} names {', '.join(found[2])}; its data members are "
+                              f"{', '.join(members) or 'none'}, in that order")
+            inner = member_types(code_only(c.text(header) or ""), name)
+        for other in type_names(inner):
+            if other in chapter.where and other not in crossing:
+                crossing[other] = crossing[name]
+                pending.append(other)
+
+
+def member_types(code: str, struct: str) -> str:
+    """The text of STRUCT's body in CODE, its nested braces left out (the types of its members)."""
+    match = re.search(rf"\bstruct\s+{struct}\s*(?::[^{{;]*)?\{{", code)
+    if not match:
+        return ""
+    body = code[match.end():matching_brace(code, match.end() - 1) - 1]
+    return re.sub(r"\{[^{}]*\}", " ", body)
 
 
 CHECK_NAME_RULE = re.compile(r"^(\d+\.\d+) [^\[\];*?]*$")
@@ -460,6 +640,36 @@ def named_mistakes(c: ChapterFiles) -> Iterable[Problem]:
                                                 f"constexpr Named k...{{\"{mistake}\", \"WHAT IT DOES\"}}")
 
 
+def check_texts(c: ChapterFiles) -> Iterable[Problem]:
+    """A check's own text names no mistake and guesses none (a mistake is named on evidence only,
+    by suspect() and its kin: "known mistake [ID]"): no "known mistake" or "looks like" in a string
+    of the checks, no question, no reference to a comment the student does not see, no call of
+    detail::name_mistakes; and hints.md keys its advice on the id, never on a message's text."""
+    messages = check_messages(c.root)
+    files = [c.folder / c.chapter.checks] + ([c.folder / c.chapter.hidden_checks]
+                                              if c.chapter.hidden_checks and c.instructor else [])
+    for path in files:
+        text = code_only(c.text(path) or "")
+        for match in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', text):
+            literal, line = match.group(1), line_at(text, match.start())
+            if re.search(r"known mistake|looks like", literal):
+                yield Problem(c.rel(path), line, f"a mistake named in a check's own text: name it with suspect() on "
+                                                 f"evidence: {literal[:60]!r}")
+            if "?" in literal:
+                yield Problem(c.rel(path), line, f"a question in a message is a guess: state the rule, or name the "
+                                                 f"mistake on evidence: {literal[:60]!r}")
+            if messages is not None and messages.HIDDEN.search(literal):
+                yield Problem(c.rel(path), line, f"a message refers to a comment the student does not see: "
+                                                 f"{literal[:60]!r}")
+        if "name_mistakes" in text:
+            yield Problem(c.rel(path), line_of(text, r"name_mistakes"), "calls detail::name_mistakes, which names a "
+                                                                        "mistake without evidence: use suspect()")
+    for number, line in enumerate((c.text(c.folder / "hints.md") or "").splitlines(), start=1):
+        if line.startswith("If the check says"):
+            yield Problem(f"{c.name}/hints.md", number, "advice keyed on a message's text: write `If the check names "
+                                                        "[ID]: ADVICE`, the id its checks declare")
+
+
 def bug_zoo(c: ChapterFiles) -> Iterable[Problem]:
     """The build's rules for mutants: `mistake:` and `file:` (one of the sources) on every one; a
     hidden one (bugzoo/hidden/) also `# expect: TEXT`, the text a failing hidden check prints, and a
@@ -538,6 +748,94 @@ def code_spans(c: ChapterFiles) -> Iterable[Problem]:
                                                               "and breaks the code span; say it in words (or, and)")
 
 
+# Raw TeX in a title, as the browser test finds it in the rendered titles (docs/tests/
+# check_docs_in_browser.py, LAYOUT_JS's rawTex), here in the source with its $...$ math left out;
+# and Doxygen's own math commands, which a title does not render.
+RAW_TEX_IN_TITLE = re.compile(r"(^|[^A-Za-z0-9_])[A-Za-z]_[A-Za-z0-9{]|\\[a-z]+|\$")
+DOXYGEN_MATH = re.compile(r"\\f[$\[\](){}]")
+
+
+def page_lines(text: str) -> Iterable[tuple[int, str]]:
+    """A page's lines outside code blocks (``` ~~~ \\code), numbered from 1."""
+    fenced = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip().startswith(("```", "~~~", "\\code", "\\endcode")):
+            fenced = not fenced
+        elif not fenced:
+            yield number, line
+
+
+def titles(c: ChapterFiles) -> Iterable[Problem]:
+    """The titles of the pages (the page's, its headings, its figures' captions) hold math only as
+    $...$: Doxygen shows \\f$ ... \\f$ there as typed (in the heading, the table of contents, the
+    sidebar), and TeX outside $...$ too (d_k, \\sqrt)."""
+    for name in ("lesson.md", "hints.md"):
+        text = c.text(c.folder / name)
+        for number, line in page_lines(text or ""):
+            heading = re.match(r"#{1,6}\s+(.*)", line)
+            caption = re.match(r'\\image\s+html\s+\S+\s+"(.*)"', line)
+            title = line if number == 1 else heading.group(1) if heading else caption.group(1) if caption else None
+            if title is None:
+                continue
+            what = "the page's title" if number == 1 else "a heading" if heading else "a figure's caption"
+            title = re.sub(r"\s*\{#[\w-]+\}\s*$", "", title)
+            plain = re.sub(r"`[^`]*`", "", re.sub(r"\$[^$]+\$", "", title))
+            raw = RAW_TEX_IN_TITLE.search(plain)
+            if DOXYGEN_MATH.search(title):
+                yield Problem(f"{c.name}/{name}", number, f"\\f$ in {what}: Doxygen shows it as typed there (and in the "
+                                                          "table of contents and the sidebar); write the math as "
+                                                          "$\\\\varepsilon$, the form a title takes")
+            elif raw:
+                yield Problem(f"{c.name}/{name}", number, f"raw TeX in {what}: {plain[raw.start():raw.start() + 16].strip()!r} "
+                                                          "shows as typed; write math as $...$ ($\\\\sqrt{d_k}$)")
+
+
+def snippet_regions(text: str, region: str) -> list[tuple[int, str]]:
+    """Each block of TEXT that `\\snippet FILE REGION` shows (between two lines marked [REGION]):
+    (its first line's number, its text)."""
+    lines = text.splitlines()
+    marks = [i for i, line in enumerate(lines) if f"[{region}]" in line]
+    return [(start + 2, "\n".join(lines[start + 1:end])) for start, end in zip(marks[::2], marks[1::2])]
+
+
+def helpers_shown(c: ChapterFiles) -> Iterable[Problem]:
+    """Every \\snippet of the page names a region its file has, and a helper the lesson defines
+    itself that the page's code calls is shown on the page: the rule of the docs build's
+    docs/tests/check_helpers_shown.py, on the page's fragments as read from the source."""
+    page = c.text(c.folder / "lesson.md")
+    lesson = c.text(c.folder / c.chapter.lesson)
+    checker = tool_module(c.root, "docs/tests/check_helpers_shown.py")
+    if page is None or lesson is None:
+        return
+    fragments: list[tuple[str, int, int]] = []   # (file, first line, text) of each code fragment
+    texts: list[str] = []
+    for number, line in page_lines(page):
+        match = re.match(r"\\snippet(?:\{[^}]*\})?\s+(\S+)\s+(\S+)", line)
+        if not match or not match.group(1).endswith((".cpp", ".hpp")):
+            continue
+        source = c.root / match.group(1)
+        text = c.text(source)
+        regions = snippet_regions(text or "", match.group(2)) if text is not None else []
+        if text is None:
+            yield Problem(f"{c.name}/lesson.md", number, f"\\snippet {match.group(1)}: no such file")
+        elif not regions:
+            yield Problem(f"{c.name}/lesson.md", number, f"\\snippet {match.group(1)} {match.group(2)}: the file has no "
+                                                         f"region marked //! [{match.group(2)}] ... //! [{match.group(2)}]")
+        for first, region in regions:
+            fragments.append((match.group(1), first, number))
+            texts.append(region)
+    for block in re.findall(r"^```[^\n]*\n(.*?)^```", page, re.S | re.M):
+        texts.append(block)
+        fragments.append(("", 0, 0))
+    if checker is None:
+        return
+    for index, line, name in checker.unshown_helpers(texts, lesson):
+        source, first, at = fragments[index]
+        yield Problem(f"{c.name}/lesson.md", at, f"the snippet shows a call of {name} ({source}:{first + line - 1}), "
+                                                 f"which {c.chapter.lesson} defines and the page never shows: put its "
+                                                 "definition in a \\snippet region on the page")
+
+
 def left_to_write(c: ChapterFiles) -> Iterable[Problem]:
     """What a scaffold left for the author: every SCALEBOOK-TODO line."""
     paths = sorted(p for p in c.folder.rglob("*") if p.is_file())
@@ -562,25 +860,32 @@ def plugins(c: ChapterFiles) -> Iterable[Problem]:
 
 
 CHAPTER_RULES: list[Callable[[ChapterFiles], Iterable[Problem]]] = [
-    chapter_files, stray_files, remote_def, contract, stubs_and_solutions, check_files, hints, lesson_page,
-    file_names_in_prose, named_mistakes, bug_zoo, lesson_data, code_spans, left_to_write, plugins]
+    chapter_files, stray_files, remote_def, remote_types, contract, stubs_and_solutions, check_files, hints, lesson_page,
+    file_names_in_prose, named_mistakes, check_texts, bug_zoo, lesson_data, code_spans, titles, helpers_shown, left_to_write,
+    plugins]
 
 
-_MESSAGES: dict[Path, object] = {}
+_MODULES: dict[Path, object] = {}
+
+
+def tool_module(root: Path, relative: str):
+    """A checker of the tree's own (ROOT/RELATIVE, e.g. lib/tests/check_messages.py) as a module,
+    read once; None where the tree has none (a student's edition)."""
+    path = root / relative
+    if path not in _MODULES:
+        if not path.is_file():
+            return None
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _MODULES[path] = module
+    return _MODULES[path]
 
 
 def check_messages(root: Path):
     """lib/tests/check_messages.py (the one reader of Named ids and mutants' fields), or None."""
-    path = root / "lib" / "tests" / "check_messages.py"
-    if path not in _MESSAGES:
-        if not path.is_file():
-            return None
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("check_messages", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _MESSAGES[path] = module
-    return _MESSAGES[path]
+    return tool_module(root, "lib/tests/check_messages.py")
 
 
 # --- the course as a whole ----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from .config import ROOT
 from .course import FOLDER, Chapter, course_chapters
 from .errors import UsageError
-from .lint import TODO
+from .lint import TODO, declared_types, lib_headers, split_top, type_names
 from .loop.errata import FENCE, INSTRUCTIONS
 
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
@@ -39,20 +39,6 @@ class Signature(NamedTuple):
     def declaration(self, unused: bool = False) -> str:
         shown = [f"{'[[maybe_unused]] ' if unused else ''}{t} {n}" for t, n in self.parameters]
         return f"{self.returns} {self.name}({', '.join(shown)})"
-
-
-def split_top(text: str) -> list[str]:
-    """TEXT split at the commas outside <...>, (...) and {...}."""
-    parts, depth, current = [], 0, ""
-    for char in text:
-        depth += char in "<({"
-        depth -= char in ">)}"
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    return [p.strip() for p in parts + [current] if p.strip()]
 
 
 def parse_signature(text: str, name: str) -> Signature:
@@ -78,12 +64,151 @@ def remote_type(type_: str) -> str:
     return " ".join(type_.split())
 
 
+def bare_type(type_: str) -> str:
+    """A parameter's type without const, & and *: what a local of it is declared as."""
+    return " ".join(re.sub(r"\bconst\b|[&*]", " ", type_).split())
+
+
+# A first check's inputs: small, finite and not empty (the contract's error rules throw on empty
+# input), so that a correct function returns on them.
+EXAMPLE_VALUES = {"Matrix": "scalebook::testing::from_rows(2, 3, {0.5, -1.0, 2.0, 1.5, 0.25, -3.0})",
+                  "Vector": "(Vector(3) << 0.5, -1.0, 2.0).finished()",
+                  "RowVector": "scalebook::testing::row({0.5, -1.0, 2.0})",
+                  "double": "0.5", "float": "0.5f", "int": "3", "long": "3", "Index": "3", "std::size_t": "3",
+                  "std::int64_t": "3", "bool": "true", "std::vector<double>": "{0.5, -1.0, 2.0}"}
+# What the scaffolded check compares a result with: NaN, which near() never matches, so that no
+# answer passes (the stub, the scaffold's `return {}`, any plausible mistake, a correct answer
+# too) until the author writes the value the contract gives.
+NUMBERS = {"double", "float", "int", "long", "Index", "std::size_t", "std::int64_t"}
+EIGEN_RESULTS = {"Matrix": "Matrix::Constant(1, 1, {nan})", "Vector": "Vector::Constant(1, {nan})",
+                 "RowVector": "RowVector::Constant(1, {nan})"}
+
+
 def local_of(type_: str, name: str) -> str:
-    """A C++ local a first check passes for the parameter: value-initialised, a seeded Rng."""
-    bare = re.sub(r"\bconst\b|[&*]", "", type_).strip()
+    """A C++ local a first check passes for the parameter (TYPE_ as the checks file names it)."""
+    bare = bare_type(type_)
     if bare.split("::")[-1] == "Rng":
         return f"Rng {name}(1);"
+    if bare in EXAMPLE_VALUES:
+        return f"{bare} {name} = {EXAMPLE_VALUES[bare]};"
     return f"{bare} {name}{{}};"
+
+
+def first_check(ch: str, exercise: str, signature: Signature, own: set[str]) -> str:
+    """The exercise's first check: inputs a correct function returns on, and a comparison with a
+    value left for the author (SCALEBOOK-TODO), which nothing matches until it is written. OWN: the
+    chapter's types, which the checks file names with their namespace (ch08::LayerNormGrads)."""
+    def checks_type(type_: str) -> str:
+        return re.sub(r"(?<![\w:])(" + "|".join(map(re.escape, sorted(own))) + r")\b", rf"{ch}::\1", type_) if own else type_
+
+    signature = Signature(checks_type(signature.returns), signature.name,
+                          [(checks_type(t), n) for t, n in signature.parameters])
+    name, arguments = signature.name, ", ".join(n for _, n in signature.parameters)
+    call = f"{ch}::{name}({arguments})"
+    lines = [f'TEST_CASE("{exercise} {name} {TODO} says what this check holds it to") {{',
+             f"  // {TODO}: inputs where a mistake shows (not empty, not NaN: the contract's rules throw there).",
+             *(f"  {local_of(t, n)}" for t, n in signature.parameters)]
+    shown = [n for t, n in signature.parameters if bare_type(t) in EXAMPLE_VALUES]  # what doctest can print
+    if shown:
+        lines.append(f"  INPUTS({', '.join(shown)});")
+    returns, nan = signature.returns, "std::numeric_limits<double>::quiet_NaN()"
+    value = f"  // {TODO}: the value the contract gives for these inputs, derived here from its formula (never " \
+            "copied from the reference's output); suspect() names a known mistake's output."
+    message = f'"{name}({arguments}) {TODO}: must give WHAT for these inputs, because WHY"'
+    if returns in EIGEN_RESULTS:
+        lines += [f"  const {returns} got = {call};", value,
+                  f"  const {returns} expected = {EIGEN_RESULTS[returns].format(nan=nan)};",
+                  f"  CHECK_MESSAGE(scalebook::testing::near(got, expected), {message});"]
+    elif returns in NUMBERS:
+        lines += [f"  const {returns} got = {call};", value, f"  const double expected = {nan};",
+                  f"  CHECK_MESSAGE(scalebook::testing::near(static_cast<double>(got), expected), {message});"]
+    else:
+        lines += [f"  {call};" if returns == "void" else f"  [[maybe_unused]] const {returns} got = {call};",
+                  f"  // {TODO}: compare the result with the value the contract gives for these inputs, derived "
+                  "here from its formula (never copied from the reference's output).",
+                  "  const bool as_the_contract_says = false;",
+                  f"  CHECK_MESSAGE(as_the_contract_says, {message});"]
+    return "\n".join(lines) + "\n}\n\n"
+
+
+def comment_title(title: str) -> str:
+    """A chapter's title as its C++ files' header lines say it: lower-case first, unless its first
+    word is a name (LayerNorm, RMSNorm)."""
+    first = title.split(" ", 1)[0]
+    return title[:1].lower() + title[1:] if first[1:] == first[1:].lower() else title
+
+
+def check_title(title: str) -> str:
+    title = title.strip()
+    if not title or len(title) > 120 or any(ord(c) < 32 or c in "\\{}@<>`$#" or 0x7f <= ord(c) < 0xa0 for c in title):
+        raise UsageError(f"new: --title is the chapter's title in plain words on one line, at most 120 characters "
+                         f"and without \\ {{ }} @ < > ` $ # (Doxygen reads them as markup), not {title!r}")
+    return title
+
+
+class Needed(NamedTuple):
+    structs: list[str]    # types of the signature no header declares, written by new as structs
+    includes: list[str]   # lib headers the contract must include for the others (random.hpp for Rng)
+    own: set[str]         # the signature's types the chapter declares, new structs included
+
+
+def types_needed(root: Path, chapter_dir: Path, contract: Path, pending: "Pending", signature: Signature) -> Needed:
+    """What the signature's types need: a type lib declares, its header in the contract; one the
+    chapter declares, nothing; one nobody declares that is a whole type named like a struct
+    (LayerNormGrads), the struct; any other is refused (lint's rule: scalebook.lint.remote_types)."""
+    headers = sorted({*chapter_dir.glob("*.hpp"), *(p for p in pending if p.parent == chapter_dir and p.suffix == ".hpp")})
+    chapter, lib = declared_types(headers, pending.text), declared_types(lib_headers(root))
+    text = pending.text(contract)
+    structs, includes, own = [], [], set()
+    for type_ in [signature.returns, *(t for t, _ in signature.parameters)]:
+        for name in type_names(type_):
+            if name in chapter.where:
+                own.add(name)
+                continue
+            if name in lib.where:
+                header = lib.where[name][0].name
+                if f'#include "scalebook/{header}"' not in text and header not in includes:
+                    includes.append(header)
+            elif bare_type(type_) == name and re.fullmatch(r"[A-Z][A-Za-z0-9]*", name):
+                structs += [name] if name not in structs else []
+                own.add(name)
+            else:
+                raise UsageError(f"new: --signature uses {name}, which neither {contract.relative_to(root)} nor lib "
+                                 "declares: declare it in the contract first, or give it as a whole return or parameter "
+                                 "type named like a struct (LayerNormGrads), which new writes with its "
+                                 "SCALEBOOK_REMOTE_FIELDS line")
+    return Needed(structs, includes, own)
+
+
+REMOTE_BLOCK = ("\n// The structs above cross the grader's process boundary field by field (remote.def). Only the\n"
+                "// grader's targets have scalebook/remote.hpp on their include path.\n"
+                '#if __has_include("scalebook/remote.hpp")\n#include "scalebook/remote.hpp"\n{lines}#endif\n')
+
+
+def contract_with(text: str, ch: str, needed: Needed, declaration: str, where: str) -> str:
+    """The contract's TEXT with the lib headers it needs, the new structs and the declaration (before
+    the namespace's end), and each struct's SCALEBOOK_REMOTE_FIELDS line."""
+    for header in needed.includes:
+        top = text[:text.index("namespace scalebook::")] if "namespace scalebook::" in text else text
+        includes = list(re.finditer(r'^#include "scalebook/[^"]+"\n', top, re.M))
+        at = includes[-1].end() if includes else text.index("\n", text.index("#pragma once")) + 1
+        text = text[:at] + f'#include "scalebook/{header}"\n' + text[at:]
+    structs = "".join(f"/// \\brief {TODO}: what a {name} holds.\n"
+                      f"struct {name} {{\n"
+                      f"  Matrix result;  ///< {TODO}: its data members, each documented, named in order by "
+                      "SCALEBOOK_REMOTE_FIELDS below\n"
+                      "};\n\n" for name in needed.structs)
+    text = insert_before_last(text, f"}}  // namespace scalebook::{ch}", structs + declaration, where)
+    if needed.structs:
+        lines = "".join(f"SCALEBOOK_REMOTE_FIELDS(scalebook::{ch}::{name}, result);\n" for name in needed.structs)
+        block = re.search(r'^#if __has_include\("scalebook/remote.hpp"\)|^#ifdef SCALEBOOK_REMOTE_FIELDS', text, re.M)
+        end = re.search(r"^#endif", text[block.end():], re.M) if block else None
+        if end:
+            at = block.end() + end.start()
+            text = text[:at] + lines + text[at:]
+        else:
+            text = text.rstrip("\n") + "\n" + REMOTE_BLOCK.format(lines=lines)
+    return text
 
 
 class Pending(dict):
@@ -104,7 +229,7 @@ def chapter_title(chapter_dir: Path, pending: Pending) -> str:
     page = chapter_dir / "lesson.md"
     first = pending.text(page).splitlines()[0] if page in pending or page.is_file() else ""
     title = re.sub(r"\s*\{#\w+\}\s*$", "", first)
-    return re.sub(r"^Chapter \d+\s*[—-]\s*", "", title).strip() or chapter_dir.name
+    return comment_title(re.sub(r"^Chapter \d+\s*[—-]\s*", "", title).strip() or chapter_dir.name)
 
 
 def insert_before_last(text: str, marker: str, block: str, where: str) -> str:
@@ -112,6 +237,19 @@ def insert_before_last(text: str, marker: str, block: str, where: str) -> str:
     if at < 0:
         raise UsageError(f"new: {where} has no line {marker.strip()!r} to write before; add it, then run new again")
     return text[:at] + block + text[at:]
+
+
+def manifest_text(data: dict) -> str:
+    """A manifest as the course's are written: a field a line, lists of names on their line, an
+    exercise a line."""
+    lines = []
+    for key, value in data.items():
+        if key == "exercises":
+            entries = ",\n".join(f"    {json.dumps(e)}" for e in value)
+            lines.append(f'  "exercises": [\n{entries}\n  ]' if value else '  "exercises": [\n  ]')
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def with_manifest_entry(text: str, entry: dict) -> str:
@@ -124,7 +262,7 @@ def with_manifest_entry(text: str, entry: dict) -> str:
     else:
         data = json.loads(text)
         data["exercises"].append(entry)
-        text = json.dumps(data, indent=2) + "\n"
+        text = manifest_text(data)
     json.loads(text)
     return text
 
@@ -152,9 +290,10 @@ def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature,
     for path in (stub_path, solution_path):
         if path.exists():
             raise UsageError(f"new: {path.relative_to(root)} exists already; nothing was written")
+    contract_path = chapter_dir / chapter.contract
+    needed = types_needed(root, chapter_dir, contract_path, pending, signature)
     written: list[Path] = []
     changed: list[Path] = []
-    unused_call = ", ".join(n for _, n in signature.parameters)
     # The stub and the solution.
     write_new(stub_path, "\n".join([
         f"// Exercise {exercise} — {name}",
@@ -200,24 +339,17 @@ def new_exercise(root: Path, chapter: Chapter, name: str, signature: Signature,
     remote = chapter_dir / "remote.def"
     pending[remote] = (pending.text(remote).rstrip("\n") + "\n" +
                        f"SCALEBOOK_REMOTE({', '.join([exercise, name, signature.returns, *types])})\n")
-    contract_path = chapter_dir / chapter.contract
     declaration = (f"/// \\brief Exercise {exercise}: {TODO} what {name} computes.\n"
                    + "".join(f"/// \\param {n} {TODO} what it is, its shape\n" for _, n in signature.parameters)
                    + f"/// \\throws ShapeError, ValueError {TODO} on which bad input\n"
                    + f"{signature.declaration()};\n\n")
-    pending[contract_path] = insert_before_last(pending.text(contract_path), f"}}  // namespace scalebook::{ch}",
-                                                declaration, str(contract_path.relative_to(root)))
-    # The first check: the stub throws, so it fails; the reference returns.
-    locals_ = "\n".join(f"  {local_of(t, n)}" for t, n in signature.parameters)
-    inputs = f"  INPUTS({unused_call});\n" if signature.parameters else ""
-    check = (f'TEST_CASE("{exercise} {name} {TODO} says what this check holds it to") {{\n'
-             f"  // {TODO}: inputs where a mistake shows, the expected value derived here from the contract (never\n"
-             f"  // copied from the reference's output), CHECK_MESSAGE with a sentence, suspect() for named mistakes.\n"
-             f"{locals_}\n{inputs}"
-             f"  CHECK_NOTHROW_MESSAGE({ch}::{name}({unused_call}), \"{name} must return (the stub throws: not implemented)\");\n"
-             f"}}\n\n")
+    pending[contract_path] = contract_with(pending.text(contract_path), ch, needed, declaration,
+                                           str(contract_path.relative_to(root)))
+    # The first check: nothing passes it (the stub throws, the scaffold's reference returns {}) until
+    # the author writes the value the contract gives.
     checks_path = chapter_dir / chapter.checks
-    pending[checks_path] = insert_before_last(pending.text(checks_path), "}  // TEST_SUITE", check,
+    pending[checks_path] = insert_before_last(pending.text(checks_path), "}  // TEST_SUITE",
+                                              first_check(ch, exercise, signature, needed.own),
                                               str(checks_path.relative_to(root)))
     # The hints and the page.
     hints_path = chapter_dir / "hints.md"
@@ -291,7 +423,7 @@ def exercise(root: Path, chapter_arg: str, name: str, signature_text: str | None
 
 
 def chapter(root: Path, folder: str, name: str | None, signature_text: str | None,
-            summary: str | None) -> tuple[list[Path], list[Path]]:
+            summary: str | None, title: str | None = None) -> tuple[list[Path], list[Path]]:
     """chapters/FOLDER with every file, and its first exercise."""
     match = FOLDER.match(folder)
     if not match or match.group(1) == "00":
@@ -310,6 +442,8 @@ def chapter(root: Path, folder: str, name: str | None, signature_text: str | Non
     check_name(name, chapters)
     signature = parse_signature(signature_text or f"double {name}(double x)", name)
     ch, words = f"ch{number:02d}", topic.replace("-", " ")
+    title = check_title(title) if title is not None else words[:1].upper() + words[1:]
+    about = comment_title(title)   # as the C++ files' header lines say it
     header = f"{topic.replace('-', '_')}.hpp"
     chapter_dir = root / "chapters" / folder
     written: list[Path] = []
@@ -318,16 +452,15 @@ def chapter(root: Path, folder: str, name: str | None, signature_text: str | Non
                 "contract": header, "checks": "checks.cpp", "lesson": "lesson.cpp", "figures": [f"{ch}_first_look"],
                 "tolerance": 1e-12, "bench": False, "exercises": []}
     files = {
-        "chapter.json": json.dumps(manifest, indent=2).replace('"exercises": []', '"exercises": [\n  ]') + "\n",
+        "chapter.json": manifest_text(manifest),
         "CMakeLists.txt": f"# Chapter {number:02d} — see lesson.md. Mechanics: cmake/Scalebook.cmake. One file per exercise, so that a\n"
                           "# student's edit recompiles only that exercise.\n"
                           "scalebook_add_chapter()  # from chapter.json: exercises, sources, points, figures, summary\n",
-        header: f"// Chapter {number} contract — {words}.\n"
+        header: f"// Chapter {number} contract — {about}.\n"
                 f"// Students implement these in exercises/{folder}/, one file per exercise (the instructor's copy of\n"
                 "// the workbook holds a reference implementation).\n"
                 "#pragma once\n\n"
-                '#include "scalebook/core.hpp"\n'
-                '#include "scalebook/random.hpp"\n\n'
+                '#include "scalebook/core.hpp"\n\n'
                 "/// \\file\n"
                 f"/// \\brief Chapter {number}'s exercise contract: {TODO} what the chapter's functions do.\n"
                 "///\n"
@@ -339,19 +472,20 @@ def chapter(root: Path, folder: str, name: str | None, signature_text: str | Non
                 f"/// \\brief Chapter {number}'s exercises: the functions and types of {header}.\n"
                 f"namespace scalebook::{ch} {{\n\n"
                 f"}}  // namespace scalebook::{ch}\n",
-        "checks.cpp": f"// Chapter {number} checks — {words}.\n"
+        "checks.cpp": f"// Chapter {number} checks — {about}.\n"
                       "//\n"
                       "// Every expected value is derived here from its formula, never copied from the reference's\n"
                       "// output. A failure names a known mistake only when the output is the one that mistake gives\n"
                       "// on the same input (suspect(), scalebook/testing.hpp).\n"
                       "#include <doctest/doctest.h>\n\n"
+                      "#include <limits>\n\n"
                       f'#include "{header}"\n'
                       '#include "scalebook/testing.hpp"\n\n'
                       "using namespace scalebook;\n"
                       f"namespace {ch} = scalebook::{ch};\n\n"
                       f'TEST_SUITE("{folder}") {{\n\n'
                       "}  // TEST_SUITE\n",
-        "lesson.cpp": f"// Chapter {number} lesson — {words}.\n"
+        "lesson.cpp": f"// Chapter {number} lesson — {about}.\n"
                       "//\n"
                       "// Prints every number the chapter's page shows (the page cuts the sections out of this\n"
                       f"// program's output with \\snippet) and writes {ch}_first_look.dat for the figure.\n"
@@ -374,7 +508,7 @@ def chapter(root: Path, folder: str, name: str | None, signature_text: str | Non
                       f'    lesson.table("{ch}_first_look.dat", {{"x", "y"}}, {{xs, ys}});\n'
                       "  });\n"
                       "}\n",
-        "lesson.md": f"Chapter {number} — {words[:1].upper() + words[1:]} {{#{ch}}}\n"
+        "lesson.md": f"Chapter {number} — {title} {{#{ch}}}\n"
                      "===\n\n"
                      "@tableofcontents\n\n"
                      f"## The question {{#{ch}_question}}\n\n"

@@ -1,4 +1,5 @@
-"""What every tool test shares: the tree's root, expect() and its tally, finish(), a scratch copy."""
+"""What every tool test shares: the tree's root, expect() and its tally, finish(), a scratch copy, the
+fixture course, and the real course's chapter that defines given functions (course_chapter)."""
 from __future__ import annotations
 
 import importlib.util
@@ -6,6 +7,10 @@ import sys
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from scalebook.course import Chapter
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / "tools"
@@ -63,3 +68,54 @@ def load(path: Path):
     sys.modules[path.stem] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
+
+
+class CourseChapter(NamedTuple):
+    """A chapter of the real course as the tests that grade it name it: folder, number, ids, files."""
+    chapter: Chapter
+
+    @property
+    def folder(self) -> str:          # 03-attention-scaling
+        return self.chapter.folder
+
+    @property
+    def number(self) -> str:          # "3", as --chapters and ./workbook check take it
+        return str(self.chapter.number)
+
+    @property
+    def namespace(self) -> str:       # scalebook::ch03
+        return f"scalebook::{self.chapter.target}"
+
+    def id(self, function: str) -> str:
+        """The exercise whose file defines FUNCTION: 3.1."""
+        return next(e for e, names in self.chapter.functions_of().items() if function in names)
+
+    def file(self, function: str) -> str:
+        """That exercise's file under exercises/ or solutions/: 03-attention-scaling/ex1_dot_scores.cpp."""
+        return f"{self.folder}/{self.chapter.source_of(self.id(function))}"
+
+    def first_check(self, function: str) -> str:
+        """The first visible check of that exercise: 3.1 dot scores of the worked example."""
+        from scalebook.course import check_names
+        exercise = self.id(function) + " "
+        names = check_names(ROOT / "chapters" / self.folder / self.chapter.checks)
+        return next(name for name in names if name.startswith(exercise))
+
+
+def course_chapter(*functions: str) -> CourseChapter:
+    """The real course's chapter whose exercises define FUNCTIONS, found from the manifests.
+
+    The one place the tests that need the real course's compiled exercises choose their chapter: the
+    grading, attack and isolation tests patch these functions' bodies (a segfault in one, a hang in
+    another, an exercise whose file calls another's function, lib's copy of an answer, chapter 7's
+    memory proof), which the fixture course's few lines do not have. They name the functions they
+    patch; the folder, number, ids and files come from the manifests, so that renumbering, renaming
+    or reordering the course's chapters changes no test. (scalebook is imported here, not when
+    harness is: a test of another tree's grader imports that tree's.)"""
+    from scalebook.course import course_chapters
+    for chapter in course_chapters(ROOT):
+        defined = {name for names in chapter.functions for name in names}
+        if set(functions) <= defined:
+            return CourseChapter(chapter)
+    raise LookupError(f"no chapter of the course defines {', '.join(functions)}, which the grading tests patch: "
+                      f"give them a chapter that does (tests/harness.py, course_chapter)")

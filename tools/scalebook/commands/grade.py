@@ -126,6 +126,9 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
                         help="a reference folder (last year's class, public solutions: one submission or a folder "
                              "of them) whose files the similarity page compares with the class's, not with each "
                              "other (grading/similarity.py); may be given more than once")
+    parser.add_argument("--no-similarity", action="store_false", dest="similarity",
+                        help="leave the similarity page out (and its engine uninstalled): for a grader that sees "
+                             "one submission at a time, as the Gradescope and PrairieLearn images do")
     parser.add_argument("submissions", nargs="+", type=Path)
     args = parser.parse_args(argv)
     numbers = {field: getattr(args, field) for _, field, _ in LIMIT_OPTIONS}
@@ -286,8 +289,9 @@ def main(argv: list[str]) -> int:
     instructors_only("grading")
     if argv[:1] == ["--accept"] or (argv and argv[0].startswith("--accept=")):
         return regrade.accept_command(argv)
-    packages.ensure("grade")  # and the pages' python3-jinja2
     args = parse_arguments(argv)
+    # The pages' python3-jinja2, and the similarity engine unless it is not wanted (the autograders)
+    packages.ensure("grade" if args.similarity else "autograder")
     CHILDREN.install("grade")
     sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()
@@ -315,6 +319,7 @@ def grade_locked(args, out_dir: Path) -> int:
     plan.hidden_policy = args.hidden_policy
     plan.compare = regrade.start(args.compare.resolve(), out_dir) if args.compare is not None else None
     plan.references = [str(folder.resolve()) for folder in args.similar_to]
+    plan.similarity = args.similarity
     reports, todo = take_in(args, out_dir, kit, plan)
     with_collection(args, plan, reports, out_dir)
     roster = read_roster(args.roster, deadlines=False)[0] if args.roster is not None else None

@@ -3,14 +3,15 @@
 Write the zip Gradescope's programming assignments take: setup.sh (the Debian packages from apt,
 the grading kit built into the image), run_autograder (this same grader on /autograder/submission,
 its Gradescope export as /autograder/results/results.json) and the part of this tree grading reads,
-without the solutions. The steps are in grading/autograder.py.
+without the solutions. The steps are in grading/autograder.py. Without --chapters it grades the
+term's chapters at the term's points (term.json, shipped with it), as ./workbook grade does.
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from ..course import UsageError, all_chapters, resolve_chapter
+from ..course import UsageError, resolve_chapter, term_chapters
 from ..grading.autograder import write_zip
 from ..grading.hidden import DEFAULT_POLICY, POLICIES
 from ..config import Settings
@@ -21,7 +22,8 @@ def add_grader_options(parser: argparse.ArgumentParser, hidden_help: str) -> Non
     """The options a shipped grader takes (this command's, prairielearn-grader's): --chapters,
     --show-hidden and ./workbook grade's time limits."""
     from .grade import LIMIT_OPTIONS
-    parser.add_argument("--chapters", metavar="LIST", help="the chapters the assignment grades, e.g. 3,4 (default: all)")
+    parser.add_argument("--chapters", metavar="LIST", help="the chapters the assignment grades, e.g. 3,4 (default: the "
+                                                           "term's, term.json; all without one)")
     parser.add_argument("--show-hidden", choices=POLICIES, default=DEFAULT_POLICY, dest="hidden_policy", help=hidden_help)
     defaults = Settings()
     group = parser.add_argument_group("time limits and budgets, as ./workbook grade takes them")
@@ -33,7 +35,7 @@ def add_grader_options(parser: argparse.ArgumentParser, hidden_help: str) -> Non
 def grader_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list, dict[str, int]]:
     """The chapters and limits add_grader_options' options gave (parser.error on a bad one)."""
     from .grade import LIMIT_OPTIONS
-    chapters = all_chapters()
+    chapters = term_chapters()
     if args.chapters:
         try:
             chapters = [resolve_chapter(c.strip()) for c in args.chapters.split(",")]

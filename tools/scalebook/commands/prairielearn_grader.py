@@ -20,8 +20,8 @@ from .gradescope_autograder import add_grader_options, grader_options
 
 HOME = "/scalebook"        # the image's copy of the shipped tree
 DOCKERFILE = """# PrairieLearn's external grader for scalebook (./workbook prairielearn-grader; grading/prairielearn.py).
-# BASE: Debian 12 (tested) or Ubuntu 24.04: CMake 3.25 or newer from apt, and every package setup.sh installs
-# (Debian 13 has no similarity-tester, which ./workbook grade's class analysis uses).
+# BASE: Debian 12 (tested), or another image with CMake 3.25 or newer from apt and every package setup.sh
+# installs (Debian 13, Ubuntu 24.04).
 ARG BASE={base}
 FROM ${{BASE}}
 COPY source {home}

@@ -201,9 +201,9 @@ def reference_files(folders: list[str], chapters: list[Chapter]) -> dict[str, di
 
 
 def similar_code(out_dir: Path, submissions: dict[str, dict], chapters: list[Chapter], references: list[str],
-                 root: Path = ROOT) -> dict:
+                 root: Path = ROOT, wanted: bool = True) -> dict:
     """Per exercise, the pairs of similar files (grading/similarity.py); or why it was not run."""
-    reason = similarity.available()
+    reason = similarity.available() if wanted else "not asked for (grade --no-similarity)"
     if reason:
         return {"skipped": reason, "exercises": []}
     others = reference_files(references, chapters)
@@ -226,7 +226,7 @@ def similar_code(out_dir: Path, submissions: dict[str, dict], chapters: list[Cha
 
 
 def analyse(out_dir: Path, reports: list[dict], submissions: dict[str, dict], chapters: list[Chapter],
-            references: list[str] | None = None, commit: str = "", root: Path = ROOT) -> dict:
+            references: list[str] | None = None, commit: str = "", root: Path = ROOT, similarity: bool = True) -> dict:
     """The class's analysis, written to DIR/analysis.json and DIR/similarity.html; returned for
     the class page."""
     started = time.monotonic()
@@ -234,7 +234,8 @@ def analyse(out_dir: Path, reports: list[dict], submissions: dict[str, dict], ch
               "note": "signals for a person to look at, not proof; they never change a grade",
               "named_mistakes": named_mistakes(reports, declared_mistakes(chapters, root)),
               "shared_wrong_answers": shared_wrong_answers(reports),
-              "similarity": similar_code(out_dir, submissions, chapters, references or [], root)}
+              "similarity": similar_code(out_dir, submissions, chapters, references or [], root,
+                                                 similarity)}
     from .analysis_pages import write_similarity_page  # Jinja2 only where pages are written
     write_similarity_page(result, out_dir, commit)
     for exercise in result["similarity"]["exercises"]:  # the code itself is on the page, not in the data

@@ -5,7 +5,7 @@
 source/, which the image holds as /scalebook). Both hold setup.sh, autograder.json (the chapters
 graded, the limits, this tree's commit), COMMIT, and what grading reads of this tree: the build
 (CMakeLists.txt, cmake/), lib/, the chapters (contracts, checks, hidden checks, hints, points; not the
-bug zoo), the stubs (exercises/) and the tools (tools/workbook.py, tools/scalebook/); the zip also
+bug zoo), the term file (its points), the stubs (exercises/) and the tools (tools/workbook.py, tools/scalebook/); the zip also
 run_autograder, the context's source/ also prairielearn (the image's entrypoint). Not the solutions:
 the kit is configured with the stubs as its track when there are none (grading/kit.py), and builds
 the hidden checks all the same (cmake/Scalebook.cmake), so these grade exactly as ./workbook grade
@@ -14,7 +14,8 @@ the data, the maintainers' tools or tests. Both are deterministic: the same tree
 the same bytes (entries sorted, one date, modes 0644 or 0755).
 
 setup.sh (once, as root, when the image is built) installs the Debian packages grading needs
-(config.json's "grade" purpose: no book tool chain), refuses a CMake older than the build needs
+(config.json's "autograder" purpose: no book tool chain, no similarity engine: a grader that sees one
+submission at a time has no class to compare, so it grades with --no-similarity), refuses a CMake older than the build needs
 (Ubuntu 22.04's 3.22), makes the tree root's alone (a uid box without Landlock could read any file
 every user may: the hidden checks), and grades the stubs once: that builds the kit and the precompiled
 header into the image, and stops the build, naming the cause and the remedies, on an image where no
@@ -46,7 +47,7 @@ from .intake import SOURCE_LIMIT
 HOME = Path("/autograder")
 CONFIG = "autograder.json"
 SHIPPED = ("CMakeLists.txt", "workbook", "cmake/", "lib/", "chapters/", "exercises/", "tools/workbook.py",
-           "tools/scalebook/")
+           "tools/scalebook/", "term.json")   # the term's points, which the grading kit's build reads
 LEFT_OUT = re.compile(r"(^|/)(bugzoo|__pycache__)/|\.pyc$")
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)      # the earliest date a zip can hold: every entry's
 CMAKE_NEEDED = "3.25"                 # CMakeLists.txt's cmake_minimum_required
@@ -106,7 +107,7 @@ def shipped(chapters: list[Chapter], limits: dict[str, int], root: Path, hidden_
     setup.sh, ENTRY_POINTS ({name: script}), the config, COMMIT and shipped_files()."""
     config = {"chapters": [c.folder for c in chapters], "limits": dict(limits), "commit": tree_commit(root),
               "hidden_policy": hidden_policy}
-    members = {"setup.sh": (SETUP.format(packages=" ".join(packages_for("grade")), needed=CMAKE_NEEDED).encode(), True),
+    members = {"setup.sh": (SETUP.format(packages=" ".join(packages_for("autograder")), needed=CMAKE_NEEDED).encode(), True),
                **{name: (script.encode(), True) for name, script in entry_points.items()},
                CONFIG: ((json.dumps(config, indent=1, sort_keys=True) + "\n").encode(), False),
                "COMMIT": ((config["commit"] + "\n").encode(), False)}
@@ -138,7 +139,7 @@ def grade_command(config: dict, out: Path, submission: Path, export: bool) -> li
     for option, field, _ in LIMIT_OPTIONS:
         if field in config["limits"]:
             command += [option, str(config["limits"][field])]
-    command += ["--show-hidden", config.get("hidden_policy", "count")]
+    command += ["--show-hidden", config.get("hidden_policy", "count"), "--no-similarity"]
     return command + (["--export", "gradescope"] if export else []) + [str(submission)]
 
 

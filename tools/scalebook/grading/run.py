@@ -63,7 +63,8 @@ def write_analysis(plan: "Run", reports: list[dict]) -> dict | None:
         return None
     try:
         from .analysis import analyse
-        result = analyse(plan.out_dir, reports, plan.submissions, plan.chapters, plan.references, plan.commit)
+        result = analyse(plan.out_dir, reports, plan.submissions, plan.chapters, plan.references, plan.commit,
+                         similarity=plan.similarity)
     except Exception as error:
         log(f"grade: the class analysis was not written: {safe_text(str(error))}")
         return None
@@ -91,12 +92,13 @@ class Run:
         self.hidden_policy: str = data.get("hidden_policy", DEFAULT_POLICY)
         self.compare: dict | None = data.get("compare")     # a regrade: the grading it is compared with
         self.references: list[str] = data.get("references", [])  # --similar-to: compared with the class
+        self.similarity: bool = data.get("similarity", True)        # False: --no-similarity
 
     def save(self) -> None:
         write_json(self.tree / "run.json", {"chapters": [c.folder for c in self.chapters], "commit": self.commit,
                                             "submissions": self.submissions, "refused": self.refused,
                                             "hidden_policy": self.hidden_policy, "compare": self.compare,
-                                            "references": self.references})
+                                            "references": self.references, "similarity": self.similarity})
 
     def earlier(self, name: str) -> dict | None:
         """In a regrade, NAME's record in the grading compared with (its verdicts may be reused)."""

@@ -60,7 +60,8 @@ def hidden_lines(chapter: Chapter) -> list[str]:
     count = chapter.hidden_count
     if not count:
         return []
-    where = "the student edition does not hold them" if chapter.hidden_checks else "your copy does not hold them"
+    them = "them" if count != 1 else "it"
+    where = f"the student edition does not hold {them}" if chapter.hidden_checks else f"your copy does not hold {them}"
     return [ui.dim(f"  + {count} further check{'s' if count != 1 else ''} of chapter {chapter.number} "
                    f"run{'' if count != 1 else 's'} only when your work is graded ({where})")]
 

@@ -41,7 +41,7 @@ from scalebook.config import packages_for
 from scalebook.course import check_names
 from scalebook.grading.report import ctest_pattern
 from tests.grading import lms_formats
-from tests.grading.test_collect import CH4, FILES, Repository, git, version
+from tests.grading.test_collect import CH4, FILES, MASKS, Repository, git, version
 from tests.harness import ROOT, copy_tree, expect, finish, load
 
 DEADLINE = "2025-03-02T23:59:00+01:00"
@@ -210,7 +210,7 @@ def course(base: Path, user: int | None, instructor: Instructor) -> None:
            f"{who}: the submission folder holds no submodule and no .gitmodules")
 
     folders = sorted(str(p) for p in subs.iterdir() if p.is_dir() and not p.name.startswith("."))
-    options = ["--chapters", "4", "--jobs", "2", "--roster", str(roster), "--export",
+    options = ["--chapters", MASKS.number, "--jobs", "2", "--roster", str(roster), "--export",
                "gradescope,prairielearn-results,canvas,moodle,prairielearn", "--prairielearn-qid", "scalebook/causal-masking",
                "--assignment", "Causal masking", "--assignment-id", "4711", "--show-hidden", "count"]
     done = run([str(instructor.command), "grade", "--out", str(grades), *options, *folders], user, home)
@@ -380,7 +380,7 @@ def regrade_timing(base: Path, instructor: Instructor, count: int = 30) -> None:
             (subs / f"s{index:02d}" / "exercises" / CH4).mkdir(parents=True, exist_ok=True)
             (subs / f"s{index:02d}" / "exercises" / CH4 / name).write_text(text)
     folders = sorted(str(p) for p in subs.iterdir())
-    options = ["--chapters", "4", "--jobs", "2"]
+    options = ["--chapters", MASKS.number, "--jobs", "2"]
 
     def timed(*argv: str) -> tuple[subprocess.CompletedProcess, float]:
         start = time.monotonic()
@@ -391,7 +391,7 @@ def regrade_timing(base: Path, instructor: Instructor, count: int = 30) -> None:
     records = [json.loads(p.read_text()) for p in grades.glob("ctest/students/*/record.json")]
     checks = len(records[0]["tests"]) if records else 0
     work = {k: sum(r["work"][k] for r in records) for k in ("compiled", "linked", "checks_run", "reused")}
-    expect(done.returncode == 0 and len(records) == count and work["compiled"] == 3 * count and work["checks_run"] == count * checks,
+    expect(done.returncode == 0 and len(records) == count and work["compiled"] == len(FILES) * count and work["checks_run"] == count * checks,
            f"{count} submissions graded: every file compiled, every check run: {work}")
     print(f"figure: grading {count} submissions of chapter 4 ({checks} checks, {work['compiled']} files compiled, "
           f"{work['checks_run']} checks run): {first:.1f} s (load average {load_average()})")
@@ -465,7 +465,7 @@ def box(layout: Path, fake_bin: Path, command: str) -> subprocess.CompletedProce
 def autograder(base: Path) -> None:
     first, second = base / "a.zip", base / "b.zip"
     for target in (first, second):
-        done = subprocess.run([str(COMMAND), "gradescope-autograder", str(target), "--chapters", "4"],
+        done = subprocess.run([str(COMMAND), "gradescope-autograder", str(target), "--chapters", MASKS.number],
                               capture_output=True, text=True)
         expect(done.returncode == 0, f"gradescope-autograder writes {target.name}: {(done.stdout + done.stderr).strip()[:300]}")
         time.sleep(1.1)  # a zip that kept file times would differ now

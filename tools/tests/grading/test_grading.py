@@ -21,12 +21,16 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.harness import ROOT, WORKBOOK, expect, finish
+from tests.harness import ROOT, WORKBOOK, course_chapter, expect, finish
 
-
-CH3, CH4 = "03-attention-scaling", "04-causal-masking"
-CH4_FILE = f"{CH4}/ex1_causal_mask.cpp"
-CH3_DOT, CH3_ENTROPY = f"{CH3}/ex1_dot_scores.cpp", f"{CH3}/ex5_row_entropy.cpp"
+# The course's chapters graded here, by the functions the fixtures patch (tests/harness.py says why).
+SCORES = course_chapter("dot_scores", "scaled_scores", "softmax_rows", "row_entropy")
+MASKS = course_chapter("causal_mask")
+CH3, CH4 = SCORES.folder, MASKS.folder
+CH4_FILE = MASKS.file("causal_mask")
+CH3_DOT, CH3_SCALED, CH3_ENTROPY = SCORES.file("dot_scores"), SCORES.file("scaled_scores"), SCORES.file("row_entropy")
+DOT, SCALED, SOFTMAX, ENTROPY = (SCORES.id(f) for f in ("dot_scores", "scaled_scores", "softmax_rows", "row_entropy"))
+MASK = MASKS.id("causal_mask")
 
 
 def patch(path: Path, signature: str, body_line: str, include: str = "") -> None:
@@ -69,13 +73,13 @@ def make_fixtures(base: Path) -> dict[str, Path]:
           include="#include <cstdio>\n#include <cstdlib>")
 
     # A helper copied between two files: costs those two exercises only.
-    for name in ("ex1_dot_scores.cpp", "ex2_scaled_scores.cpp"):
-        path = (made.get("helper") or from_solutions("helper")) / CH3 / name
+    for name in (CH3_DOT, CH3_SCALED):
+        path = (made.get("helper") or from_solutions("helper")) / name
         text = path.read_text()
-        at = text.index("namespace scalebook::ch03 {")
+        at = text.index(f"namespace {SCORES.namespace} {{")
         path.write_text(text[:at] + "double helper(double x) { return 2 * x; }\n" + text[at:])
 
-    # 3.1 does not compile: 3.2, whose file calls dot_scores, cannot run.
+    # dot_scores's file does not compile: scaled_scores's, which calls dot_scores, cannot run.
     with open(from_solutions("dependency") / CH3_DOT, "a") as out:
         out.write("\nint broken = ;\n")
 
@@ -85,7 +89,7 @@ def make_fixtures(base: Path) -> dict[str, Path]:
     for chapter in (CH3, CH4):
         (hostile / "chapters" / chapter).mkdir(parents=True)
         (hostile / "chapters" / chapter / "checks.cpp").write_text(
-            '#include <doctest/doctest.h>\nTEST_CASE("3.1 always passes") { CHECK(true); }\n')
+            f'#include <doctest/doctest.h>\nTEST_CASE("{DOT} always passes") {{ CHECK(true); }}\n')
     (hostile / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.25)\nproject(x)\n")
     made["edits-tests"] = hostile
     return made
@@ -113,7 +117,7 @@ def main() -> int:
         start = time.monotonic()
         timeout = 2
         result = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--out", str(out),
-                                 "--chapters", "3,4", "--jobs", "2", "--timeout", str(timeout),
+                                 "--chapters", f"{SCORES.number},{MASKS.number}", "--jobs", "2", "--timeout", str(timeout),
                                  *map(str, fixtures.values())],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         elapsed = time.monotonic() - start
@@ -149,27 +153,27 @@ def main() -> int:
                "a stub's failure message says 'not implemented yet'")
 
         broken = reports["does-not-compile"]
-        ex5 = by_exercise(broken, "3.5")
+        ex5 = by_exercise(broken, ENTROPY)
         expect(ex5 and all(t["status"] == "compile_error" for t in ex5),
                "an exercise file that does not compile: its checks are compile_error")
-        expect(all("error" in t["message"] and "ex5_row_entropy.cpp" in t["message"] for t in ex5),
+        expect(all("error" in t["message"] and Path(CH3_ENTROPY).name in t["message"] for t in ex5),
                "compile_error carries the compiler's first error in the student's file")
         expect(all(t.get("line", 0) > 0 and "this line is not C++" in t.get("source_line", "") for t in ex5),
                "compile_error names the line and shows the student's line")
         expect(all(t.get("hint") for t in ex5), "a failed check carries its exercise's first hint")
-        others = [t for t in broken["tests"] if not t["exercise"].startswith("3.5")]
+        others = [t for t in broken["tests"] if not t["exercise"].startswith(ENTROPY)]
         expect(all(t["status"] == "passed" for t in others),
                "the chapter's other exercises and the other chapter keep their points")
 
         crashes = reports["crashes"]
-        expect(all(t["status"] == "crashed" for t in by_exercise(crashes, "3.1")), "a segfault in 3.1 is 'crashed'")
-        expect(all("SIGSEGV" in t["message"] for t in by_exercise(crashes, "3.1")), "the crash names the signal")
-        expect(all(t["status"] == "passed" for t in by_exercise(crashes, "3.3") + by_exercise(crashes, "4.")),
+        expect(all(t["status"] == "crashed" for t in by_exercise(crashes, DOT)), f"a segfault in {DOT} is 'crashed'")
+        expect(all("SIGSEGV" in t["message"] for t in by_exercise(crashes, DOT)), "the crash names the signal")
+        expect(all(t["status"] == "passed" for t in by_exercise(crashes, SOFTMAX) + by_exercise(crashes, f"{MASKS.number}.")),
                "checks that do not call the crashing function still pass")
 
         hangs = reports["hangs"]
-        expect(all(t["status"] == "timed_out" for t in by_exercise(hangs, "4.1")), "a hang in 4.1 is 'timed_out'")
-        expect(all(t["status"] == "passed" for t in by_exercise(hangs, "3.")), "a hang in chapter 4 costs chapter 3 nothing")
+        expect(all(t["status"] == "timed_out" for t in by_exercise(hangs, MASK)), f"a hang in {MASK} is 'timed_out'")
+        expect(all(t["status"] == "passed" for t in by_exercise(hangs, f"{SCORES.number}.")), "a hang in the other chapter costs this one nothing")
         # A check that calls a hanging function a dozen times waits out the limit once: the function
         # is not called again in that check (lib/remote/client.cpp). Compiling takes a few seconds.
         # Measured against the submissions of the same size graded in the same run, so that the
@@ -182,35 +186,35 @@ def main() -> int:
 
         early = reports["exits-early"]
         expect(all(t["status"] != "passed" and "student process ended" in t["message"]
-                   for t in by_exercise(early, "3.5")), "exit(0) inside an exercise fails its checks")
-        expect(all(t["status"] == "passed" for t in by_exercise(early, "3.1")), "other exercises still pass")
+                   for t in by_exercise(early, ENTROPY)), "exit(0) inside an exercise fails its checks")
+        expect(all(t["status"] == "passed" for t in by_exercise(early, DOT)), "other exercises still pass")
 
         helper = reports["helper"]
-        wanted = ("3.1 and 3.2 both define helper(double) (exercises/03-attention-scaling/ex1_dot_scores.cpp and "
-                  "exercises/03-attention-scaling/ex2_scaled_scores.cpp): make it static, or put it in an unnamed "
-                  "namespace, in each file")
+        wanted = (f"{DOT} and {SCALED} both define helper(double) (exercises/{CH3_DOT} and "
+                  f"exercises/{CH3_SCALED}): make it static, or put it in an unnamed namespace, in each file")
         expect(all(t["status"] == "compile_error" and t["message"] == wanted
-                   for t in by_exercise(helper, "3.1") + by_exercise(helper, "3.2")),
-               f"a helper defined in two files costs those two: {by_exercise(helper, '3.1')[0]['message']}")
-        expect(all(t["status"] == "passed" for t in helper["tests"] if t["exercise"] not in ("3.1", "3.2")),
+                   for t in by_exercise(helper, DOT) + by_exercise(helper, SCALED)),
+               f"a helper defined in two files costs those two: {by_exercise(helper, DOT)[0]['message']}")
+        expect(all(t["status"] == "passed" for t in helper["tests"] if t["exercise"] not in (DOT, SCALED)),
                "every other exercise keeps its verdict")
         dependency = reports["dependency"]
         expect(all(t["status"] == "not_run" and t["message"].startswith(
-                   "not run: 3.1 does not compile \u2014 exercises/03-attention-scaling/ex1_dot_scores.cpp:")
-                   for t in by_exercise(dependency, "3.2")),
-               f"an exercise calling one that does not compile is not run: {by_exercise(dependency, '3.2')[0]['message']}")
-        expect(all(t["status"] == "passed" for t in by_exercise(dependency, "3.3") + by_exercise(dependency, "4.")),
+                   f"not run: {DOT} does not compile \u2014 exercises/{CH3_DOT}:")
+                   for t in by_exercise(dependency, SCALED)),
+               f"an exercise calling one that does not compile is not run: {by_exercise(dependency, SCALED)[0]['message']}")
+        expect(all(t["status"] == "passed" for t in by_exercise(dependency, SOFTMAX)
+                   + by_exercise(dependency, f"{MASKS.number}.")),
                "exercises that do not call it keep their verdicts")
 
         fake = reports["prints-pass"]
-        expect(all(t["status"] != "passed" for t in by_exercise(fake, "4.1")), "printing a fake success earns nothing")
+        expect(all(t["status"] != "passed" for t in by_exercise(fake, MASK)), "printing a fake success earns nothing")
 
         hostile = reports["edits-tests"]
         expect(hostile["score"] == 0, f"edited tests and build files gain nothing (got {hostile['score']})")
 
         with open(out / "grades.csv") as f:
             rows = list(csv.reader(f))
-        chapters = [CH3, CH4]  # one column per graded chapter (--chapters 3,4), in syllabus order
+        chapters = [CH3, CH4]  # one column per graded chapter, in syllabus order
         expect(rows[0] == ["submission", *chapters, "total", "maximum", "note"], f"grades.csv header {rows[0]}")
         expect(sorted(r[0] for r in rows[1:]) == sorted(fixtures), "grades.csv has one row per submission")
         total = 1 + len(chapters)
@@ -230,18 +234,20 @@ def main() -> int:
         print(f"graded {len(fixtures)} fixture submissions in {elapsed:.1f} s")
 
         # The CTest tree: one check of one student again, with nothing but CTest.
-        again = subprocess.run(["ctest", "--test-dir", str(out), "-R", r"crashes/.*3\.1 dot scores of the worked",
+        check = SCORES.first_check("dot_scores")
+        again = subprocess.run(["ctest", "--test-dir", str(out), "-R", "crashes/.*" + re.escape(check),
                                 "--output-on-failure"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         print(again.stdout[-1500:])
-        expect("crashes/03-attention-scaling/3.1 dot scores of the worked example" in again.stdout and
+        expect(f"crashes/{CH3}/{check}" in again.stdout and
                "SIGSEGV" in again.stdout and "1 tests failed out of 4" in again.stdout,
                "ctest -R re-runs one check of one submission (with its start, build and batch fixtures; by hand "
                "the batch runs nothing and the check runs alone) and shows why")
-        chapter = subprocess.run(["ctest", "--test-dir", str(out), "-L", "^ch04$", "-j", "2"],
+        label = MASKS.chapter.target
+        chapter = subprocess.run(["ctest", "--test-dir", str(out), "-L", f"^{label}$", "-j", "2"],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        runs = re.findall(r"Test +#\d+: (\S+)/04-causal-masking/4\.", chapter.stdout)
-        expect(len(set(runs)) == len(fixtures) and "/03-attention-scaling/3." not in chapter.stdout,
-               f"ctest -L ch04 regrades chapter 4 of every submission and nothing else ({len(set(runs))})")
+        runs = re.findall(rf"Test +#\d+: (\S+)/{re.escape(CH4)}/{MASKS.number}\.", chapter.stdout)
+        expect(len(set(runs)) == len(fixtures) and f"/{CH3}/{SCORES.number}." not in chapter.stdout,
+               f"ctest -L {label} regrades that chapter of every submission and nothing else ({len(set(runs))})")
     return finish("every grading expectation holds")
 
 

@@ -6,8 +6,8 @@ process of any submission is left running. Grading also refuses to run without i
 
 Four runs: the class as root (cgroups), an honest student beside one who floods processes,
 memory and CPU graded by an unprivileged user (no cgroups: seccomp and per-box user namespaces
-must hold), a submission whose files take forever to compile (the compile budget), and chapter 7's memory
-proof attacked by naive attention that hides its n x n matrix."""
+must hold), a submission whose files take forever to compile (the compile budget), and tiled attention's
+memory proof attacked by naive attention that hides its n x n matrix."""
 from __future__ import annotations
 
 import csv
@@ -24,11 +24,17 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.harness import ROOT, expect, finish
+from tests.harness import ROOT, course_chapter, expect, finish
 
-CH3, CH4, CH7 = "03-attention-scaling", "04-causal-masking", "07-under-the-hood"
-DOT = f"{CH3}/ex1_dot_scores.cpp"
-CH3_ENTROPY = f"{CH3}/ex5_row_entropy.cpp"
+# The course's chapters attacked here, by the functions the attacks patch (tests/harness.py says why).
+SCORES = course_chapter("dot_scores", "scaled_scores", "softmax_rows", "dot_product_variance", "row_entropy")
+MASKS, TILED = course_chapter("causal_mask"), course_chapter("tiled_attention")
+CH3, CH4, CH7 = SCORES.folder, MASKS.folder, TILED.folder
+DOT, SCALED, SOFTMAX = SCORES.file("dot_scores"), SCORES.file("scaled_scores"), SCORES.file("softmax_rows")
+VARIANCE, CH3_ENTROPY = SCORES.file("dot_product_variance"), SCORES.file("row_entropy")
+DOT_ID, SCALED_ID, SOFTMAX_ID, VARIANCE_ID, ENTROPY_ID = (
+    SCORES.id(f) for f in ("dot_scores", "scaled_scores", "softmax_rows", "dot_product_variance", "row_entropy"))
+BOTH = f"{SCORES.number},{MASKS.number}"  # --chapters
 
 
 # SCALEBOOK_SANDBOX=uid: the suite in the uid box (grading/sandbox.py's second mode, for a root grader
@@ -208,7 +214,7 @@ static void forge() {
       const auto at = s.find("--scalebook-results=");
       if (at == std::string::npos) continue;
       std::ofstream out(s.substr(at + 20, s.find('\\0', at) - at - 20), std::ios::app);
-      out << "passed\\t3.1 dot scores of the worked example\\t\\n";
+      out << "passed\\t''' + SCORES.first_check("dot_scores") + '''\\t\\n";
     }
     closedir(d);
   }
@@ -236,7 +242,7 @@ static const int daemonised = [] {{
 
     # Kills everything it can see, and floods processes, memory and disk.
     killer = from_tree("killer", "solutions")
-    prepend(killer / CH4 / "ex1_causal_mask.cpp", '''#include <csignal>
+    prepend(killer / MASKS.file("causal_mask"), '''#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -257,7 +263,7 @@ static const int flood = [] {
 
     # Compile-time attacks: an endless include, and reading a private file into the object.
     zero = from_tree("dev-zero", "solutions")
-    prepend(zero / f"{CH3}/ex2_scaled_scores.cpp", '#include "/dev/zero"')
+    prepend(zero / SCALED, '#include "/dev/zero"')
     incbin = from_tree("incbin", "solutions")
     prepend(incbin / DOT, f'__asm__(".pushsection .rodata\\n.incbin \\"{secret}\\"\\n.popsection");\n'
                           f'__asm__(".pushsection .rodata\\n.incbin \\"{ROOT / "solutions" / DOT}\\"\\n.popsection");')
@@ -284,11 +290,11 @@ static const int flood = [] {
                       's << in.rdbuf(); std::string t = s.str(); const auto at = t.find("SCALEBOOK_TEST_SECRET="); '
                       'if (at != std::string::npos) t = t.substr(at, t.find(char(0), at) - at) + " " + t; '
                       'for (char& c : t) if (c == 0) c = 32; return t; }')
-    prepend(environ / f"{CH3}/ex4_dot_product_variance.cpp", '#include "/proc/1/cmdline"')
+    prepend(environ / VARIANCE, '#include "/proc/1/cmdline"')
 
     # /dev as a memory store, and a fork from the worker.
     devfork = from_tree("dev-and-fork", "solutions")
-    throwing(devfork / f"{CH3}/ex3_softmax_rows.cpp", "Matrix softmax_rows(",
+    throwing(devfork / SOFTMAX, "Matrix softmax_rows(",
              'std::string("dev wrote ") + std::to_string(fill("/dev/fill")) + " shm wrote " + std::to_string(fill("/dev/shm/fill"))',
              includes='#include <cstdio>\n#include <string>\n#include <vector>\n#include "scalebook/core.hpp"\n'
                       '// Six files of 32 MiB each (each under the 64 MiB file size limit).\n'
@@ -296,13 +302,13 @@ static const int flood = [] {
                       'for (int k = 0; k < 6; ++k) { std::FILE* f = std::fopen((path + std::to_string(k)).c_str(), "w"); '
                       'if (!f) break; for (int i = 0; i < 32; ++i) n += static_cast<long>(std::fwrite(chunk.data(), 1, '
                       'chunk.size(), f)); std::fclose(f); } return n; }')
-    throwing(devfork / f"{CH3}/ex4_dot_product_variance.cpp", "double dot_product_variance(",
+    throwing(devfork / VARIANCE, "double dot_product_variance(",
              'std::string(fork_probe() ? "fork worked" : "fork failed")',
              includes='#include <string>\n#include <unistd.h>\n#include <sys/wait.h>\n#include "scalebook/core.hpp"\n'
                       'static bool fork_probe() { const pid_t p = fork(); if (p == 0) _exit(0); '
                       'if (p > 0) waitpid(p, nullptr, 0); return p > 0; }')
 
-    # State left for the next check: each of 3.1's checks gets a fresh worker (in the chapter's one
+    # State left for the next check: each of dot_scores's checks gets a fresh worker (in the chapter's one
     # box), which must find nothing an earlier one made: no file in /tmp (nor a /tmp it may not
     # write), no SysV shared memory, no key; and it may not kill or stop the box's first process.
     # A worker looks once, at its first call, and gives that answer to every later call: a check
@@ -329,10 +335,11 @@ static const int flood = [] {
 
     # lib's compiled answer, reached by redeclaring its prototype by hand (no #include to refuse).
     redeclared = from_tree("redeclared", "solutions")
-    source = redeclared / f"{CH3}/ex3_softmax_rows.cpp"
+    source = redeclared / SOFTMAX
     text = source.read_text()
-    text = text.replace("namespace scalebook::ch03 {", "namespace scalebook {\n"
-                        "Matrix softmax_rows(const Eigen::Ref<const Matrix>& logits);\n}\n\nnamespace scalebook::ch03 {", 1)
+    opening = f"namespace {SCORES.namespace} {{"
+    text = text.replace(opening, "namespace scalebook {\n"
+                        "Matrix softmax_rows(const Eigen::Ref<const Matrix>& logits);\n}\n\n" + opening, 1)
     at = text.index("Matrix softmax_rows(const Matrix& scores) {")
     text = text[:at] + ("Matrix softmax_rows(const Matrix& scores) {\n  return scalebook::softmax_rows(scores);\n}\n"
                         "Matrix unused_original(const Matrix& scores) {") + text[at + len("Matrix softmax_rows(const Matrix& scores) {"):]
@@ -344,7 +351,7 @@ static const int flood = [] {
              '"did not return within 3 s: an endless loop? the student process ended (it died of SIGSEGV) crashed timed_out"',
              includes='#include "scalebook/core.hpp"')
     hostile = from_tree("hostile", "solutions")
-    throwing(hostile / f"{CH3}/ex2_scaled_scores.cpp", "Matrix scaled_scores(",
+    throwing(hostile / SCALED, "Matrix scaled_scores(",
              'std::string("</failure><testcase name=\\"x\\"> \\x1b[31mRED\\x1b[0m \\x1b]8;;http://x\\x07link\\x1b]8;;\\x07 "'
              '"\\x01\\x1f \\xff\\xfe \\xc2\\x9b" "[2J \\xe2\\x80\\xae =cmd| ]]> &amp; end")',
              includes='#include <string>\n#include "scalebook/core.hpp"')
@@ -363,7 +370,7 @@ static const int flood = [] {
     # Correct, but every call of every exercise sleeps past the per-call limit: the submission's
     # budget ends it.
     sleeper = from_tree("sleeper", "solutions")
-    for source in sorted(sleeper.glob("0[34]-*/ex*.cpp")):
+    for source in [path for chapter in (CH3, CH4) for path in sorted((sleeper / chapter).glob("ex*.cpp"))]:
         text = source.read_text()
         body = re.search(r"^(?!namespace)\S[^\n;]*\([^;{]*\)\s*\{$", text, re.M)
         source.write_text("#include <chrono>\n#include <thread>\n" + text[:body.end()] +
@@ -381,7 +388,7 @@ static const int flood = [] {
     instructor_before = tree_hash(ROOT, tracked_files())
     honest_before = tree_hash(honest)
     start = time.monotonic()
-    options = ["--chapters", "3,4", "--jobs", "2", "--timeout", "8", "--call-cpu", "4", "--submission-budget", "120"]
+    options = ["--chapters", BOTH, "--jobs", "2", "--timeout", "8", "--call-cpu", "4", "--submission-budget", "120"]
     result = grade(out, everything, *options, env=env)
     seconds = time.monotonic() - start
     terminal = result.stdout
@@ -394,10 +401,10 @@ static const int flood = [] {
 
     maximum = reports["honest"]["max_score"]
     expect(reports["honest"]["score"] == maximum, "the honest submission keeps full marks")
-    probe_messages = messages(reports["probe"], "3.1")
+    probe_messages = messages(reports["probe"], DOT_ID)
     expect(probe_messages and all("probe saw: none" in m for m in probe_messages[:1]),
            f"the box sees no instructor file, classmate, host /tmp, socket or network: {probe_messages[:1]}")
-    leftover_messages = [m for m in messages(reports["leftovers"], "3.1") if "leftovers: " in m]
+    leftover_messages = [m for m in messages(reports["leftovers"], DOT_ID) if "leftovers: " in m]
     expect(len(leftover_messages) >= 2 and all("leftovers: none" in m for m in leftover_messages),
            f"a check's worker finds nothing an earlier check's worker left: {leftover_messages[:2]}")
     expect(reports["forger"]["score"] == 0, f"a forged verdict earns nothing ({reports['forger']['score']})")
@@ -411,23 +418,23 @@ static const int flood = [] {
     left = processes_mentioning(str(out))
     expect(left == [], f"no process of the run is left running {left}")
     killer_ch3 = [t for t in reports["killer"]["tests"] if t["chapter"] == CH3]
-    expect(all(t["status"] == "passed" for t in killer_ch3), "the flood in chapter 4 costs the killer's chapter 3 nothing")
+    expect(all(t["status"] == "passed" for t in killer_ch3), "the flood in the second chapter costs the killer's first chapter nothing")
     if UID_BOX:  # its writes are refused (no SIGXFSZ) and kill(-1) ends its own box only: its answer stands
         print("skip: the flooding exercise's marks (in the uid box its flood costs it nothing and no one else anything)")
     else:
-        expect(all(t["status"] != "passed" for t in reports["killer"]["tests"] if t["exercise"].startswith("4.")),
+        expect(all(t["status"] != "passed" for t in reports["killer"]["tests"] if t["exercise"].startswith(f"{MASKS.number}.")),
                "the flooding exercise earns nothing")
     zero_t = reports["dev-zero"]["tests"]
-    expect(all(t["status"] in ("compile_error", "timed_out") for t in zero_t if t["exercise"] == "3.2") and
-           all(t["status"] == "passed" for t in zero_t if t["exercise"] != "3.2"),
-           "#include \"/dev/zero\" costs 3.2 only, within the limits")
-    inc = [t for t in reports["incbin"]["tests"] if t["exercise"] == "3.1"]
+    expect(all(t["status"] in ("compile_error", "timed_out") for t in zero_t if t["exercise"] == SCALED_ID) and
+           all(t["status"] == "passed" for t in zero_t if t["exercise"] != SCALED_ID),
+           f"#include \"/dev/zero\" costs {SCALED_ID} only, within the limits")
+    inc = [t for t in reports["incbin"]["tests"] if t["exercise"] == DOT_ID]
     expect(all(t["status"] == "compile_error" for t in inc), ".incbin of a private file does not compile")
     expect(not any("PRIVATE-INSTRUCTOR-NOTE" in json.dumps(r) for r in reports.values()),
            "no private file's text reaches any report")
     sym = reports["symlinked"]
     expect(any("symlink" in f for f in sym.get("refused_files", [])) and
-           all(t["status"] == "compile_error" for t in sym["tests"] if t["exercise"] == "3.1"),
+           all(t["status"] == "compile_error" for t in sym["tests"] if t["exercise"] == DOT_ID),
            "a symlinked exercise file is refused and reported")
     refused = {r["submission"]: r for r in reports.values() if r.get("refused")}
     expect(len(refused) == 2, f"a file and a formula name are one refused entry each ({sorted(refused)})")
@@ -440,7 +447,7 @@ static const int flood = [] {
            "no cell of grades.csv is a formula")
 
     # Nothing of the grader's environment or paths reaches a report.
-    leak_messages = messages(reports["environ"], "3.1")
+    leak_messages = messages(reports["environ"], DOT_ID)
     expect(leak_messages and all("leak: " in m for m in leak_messages),
            f"the environ probe ran: {leak_messages[:1]}")
     written = [p for p in out.rglob("*") if p.is_file() and p.suffix in (".json", ".xml", ".csv", ".tsv")
@@ -454,27 +461,27 @@ static const int flood = [] {
            f"pid 1's command line holds no host path: {leak_messages[:1]}")
 
     devfork_t = reports["dev-and-fork"]
-    expect(all("dev wrote 0 shm wrote 0" in m for m in messages(devfork_t, "3.3")),
-           f"/dev is read-only, no memory store beside /tmp: {messages(devfork_t, '3.3')[:1]}")
-    expect(all("fork failed" in m for m in messages(devfork_t, "3.4")),
-           f"the worker cannot fork: {messages(devfork_t, '3.4')[:1]}")
+    expect(all("dev wrote 0 shm wrote 0" in m for m in messages(devfork_t, SOFTMAX_ID)),
+           f"/dev is read-only, no memory store beside /tmp: {messages(devfork_t, SOFTMAX_ID)[:1]}")
+    expect(all("fork failed" in m for m in messages(devfork_t, VARIANCE_ID)),
+           f"the worker cannot fork: {messages(devfork_t, VARIANCE_ID)[:1]}")
 
-    borrowed = [t for t in reports["redeclared"]["tests"] if t["exercise"] == "3.3"]
+    borrowed = [t for t in reports["redeclared"]["tests"] if t["exercise"] == SOFTMAX_ID]
     expect(borrowed and not any(t["status"] == "passed" for t in borrowed),
            f"a redeclared prototype of lib's answer earns nothing: {[t['message'][:80] for t in borrowed[:1]]}")
     expect(borrowed and all(t["status"] == "compile_error" and "does not link: scalebook::softmax_rows() is an "
                             "exercise's answer in lib" in t["message"] for t in borrowed),
            f"and the report says why, in ./workbook check's words: {[t['message'][:160] for t in borrowed[:1]]}")
-    others = [t for t in reports["redeclared"]["tests"] if t["chapter"] == CH3 and t["exercise"] != "3.3"]
-    expect(others and all(t["status"] == "passed" or "3.3" in t["message"] for t in others),
+    others = [t for t in reports["redeclared"]["tests"] if t["chapter"] == CH3 and t["exercise"] != SOFTMAX_ID]
+    expect(others and all(t["status"] == "passed" or SOFTMAX_ID in t["message"] for t in others),
            f"the chapter's other exercises keep their verdicts: {[(t['exercise'], t['status']) for t in others]}")
 
-    relabelled = [t for t in reports["relabel"]["tests"] if t["exercise"] == "3.5"]
+    relabelled = [t for t in reports["relabel"]["tests"] if t["exercise"] == ENTROPY_ID]
     expect(relabelled and all(t["status"] == "failed" for t in relabelled),
            f"a message cannot relabel its status: {[t['status'] for t in relabelled]}")
 
     hostile_report = (out / "students" / "hostile" / "report.json").read_text()
-    hostile_messages = messages(json.loads(hostile_report), "3.2")
+    hostile_messages = messages(json.loads(hostile_report), SCALED_ID)
     unsafe = [m for m in hostile_messages if any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f or c == "\u202e" for c in m)]
     expect(hostile_messages and not unsafe and "\\x1b[31m" in hostile_messages[0],
            f"report.json's messages hold no control character, shown escaped: {hostile_messages[:1]}")
@@ -510,10 +517,10 @@ static const int flood = [] {
                                              f"({slow_report['score']}/{maximum}: "
                                              f"{[t['message'] for t in slow_report['tests'] if t['status'] != 'passed'][:1]})")
 
-    again = grade(out, [honest, made["forger"]], "--resume", "--chapters", "3,4", "--timeout", "8", "--call-cpu", "4",
+    again = grade(out, [honest, made["forger"]], "--resume", "--chapters", BOTH, "--timeout", "8", "--call-cpu", "4",
                   "--submission-budget", "120", timeout=600)
     expect(again.stdout.count(b"already graded") == 2, "--resume skips what was graded from the same inputs")
-    other = grade(out, [honest], "--resume", "--chapters", "3,4", "--timeout", "8", "--call-cpu", "3",
+    other = grade(out, [honest], "--resume", "--chapters", BOTH, "--timeout", "8", "--call-cpu", "3",
                   "--submission-budget", "120",
                   timeout=600)
     expect(other.stdout.count(b"already graded") == 0, "--resume grades again when a limit changed")
@@ -580,7 +587,7 @@ def unprivileged(base: Path) -> None:
         os.chown(path, 65534, 65534)
     out = folder / "grades"
     # The flooder first: the classmate is graded beside it, the latecomer while it floods.
-    result = grade(out, [flooder, folder / "subs" / "classmate", folder / "subs" / "latecomer"], "--chapters", "3",
+    result = grade(out, [flooder, folder / "subs" / "classmate", folder / "subs" / "latecomer"], "--chapters", SCORES.number,
                    "--jobs", "2", "--submission-budget", "150", user=65534)
     print(result.stdout.decode(errors="replace"))
     reports = reports_in(out)
@@ -589,7 +596,7 @@ def unprivileged(base: Path) -> None:
         report = reports.get(name, {})
         expect(report.get("score") == report.get("max_score", -1) > 0,
                f"unprivileged: the {name} keeps full marks beside a flood ({report.get('score')})")
-    flood_messages = messages(flood, "3.1") if flood else []
+    flood_messages = messages(flood, DOT_ID) if flood else []
     counted = [m for m in flood_messages if "forks=" in m]
     expect(counted and all("forks=0" in m for m in counted),
            f"unprivileged: the flooder could not start one process: {flood_messages[:1]}")
@@ -608,13 +615,13 @@ def call_cpu(base: Path) -> None:
                "{ const auto until = std::clock() + CLOCKS_PER_SEC * 3; while (std::clock() < until) {} }",
                "#include <ctime>")
     out = folder / "grades"
-    result = grade(out, [spinner], "--chapters", "3", "--timeout", "60", "--call-cpu", "1")
+    result = grade(out, [spinner], "--chapters", SCORES.number, "--timeout", "60", "--call-cpu", "1")
     print(result.stdout.decode(errors="replace"))
     report = reports_in(out).get("spinner", {"tests": []})
-    spun = messages(report, "3.5")
+    spun = messages(report, ENTROPY_ID)
     expect(spun and all(m.startswith("timed_out: call CPU") for m in spun if m),
            f"a call past its CPU limit is timed_out: call CPU: {spun[:1]}")
-    others = [t for t in report["tests"] if t["exercise"] != "3.5"]
+    others = [t for t in report["tests"] if t["exercise"] != ENTROPY_ID]
     expect(others and all(t["status"] == "passed" for t in others), "the other exercises keep their marks")
 
 
@@ -662,7 +669,7 @@ static void forget(double*, std::size_t) {
 
 
 def memory_proof(base: Path, user: int | None = None) -> None:
-    """Chapter 7.6's memory proof graded beside two attackers whose tiled_attention writes naive
+    """tiled_attention's memory proof graded beside two attackers whose tiled_attention writes naive
     attention's n x n scores first: one in memory the allocation meter does not count, one in memory
     made resident before the call and then hidden from the counters every way the worker can try.
     Both fail the memory check (measured outside the worker); the honest solution passes it. As
@@ -672,14 +679,14 @@ def memory_proof(base: Path, user: int | None = None) -> None:
     shutil.copytree(ROOT / "solutions" / CH7, subs / "honest" / CH7)
     for name, memory in (("meter-off", METER_OFF), ("held", HELD)):
         shutil.copytree(ROOT / "solutions" / CH7, subs / name / CH7)
-        patch_body(subs / name / CH7 / "ex6_tiled_attention.cpp", "TiledResult tiled_attention(",
+        patch_body(subs / name / TILED.file("tiled_attention"), "TiledResult tiled_attention(",
                    "if (q.cols() == k.cols() && q.rows() * k.rows() >= 512 * 512) naive_scores(q, k);", NAIVE_SCORES.replace("static void naive_scores", memory + "static void naive_scores"))
     if user is not None:
         base.chmod(0o755)  # a temporary folder is its owner's alone
         for path in [folder, *folder.rglob("*")]:
             os.chown(path, user, user)
     out = folder / "grades"
-    result = grade(out, [subs / "honest", subs / "meter-off", subs / "held"], "--chapters", "7", "--jobs", "1",
+    result = grade(out, [subs / "honest", subs / "meter-off", subs / "held"], "--chapters", TILED.number, "--jobs", "1",
                    user=user)
     print(result.stdout.decode(errors="replace"))
     reports = reports_in(out)
@@ -690,19 +697,19 @@ def memory_proof(base: Path, user: int | None = None) -> None:
         return next((t for t in tests if "never allocates an n by n matrix" in t.get("name", "")), {})
 
     honest = memory_check("honest")
-    expect(honest.get("status") == "passed", f"{who}: the honest 7.6 passes it ({honest.get('message')})")
+    expect(honest.get("status") == "passed", f"{who}: the honest {TILED.id('tiled_attention')} passes it ({honest.get('message')})")
     for name in ("meter-off", "held"):
         check = memory_check(name)
         expect(check.get("status") == "failed" and "made the worker hold at least" in check.get("message", ""),
                f"{who}: naive scores in {name} memory fail it, measured outside the worker: "
                f"{check.get('status')} {check.get('message', '')[:160]}")
-        # 7.6's other memory check (n = 4096, blocks of 16 and 256) gives the naive scores away too
+        # tiled_attention's other memory check (n = 4096, blocks of 16 and 256) gives the naive scores away too
         # when they fit in the attacker's memory (meter-off's do; held's 128 MiB do not fit its 16).
         blocks = next((t for t in reports.get(name, {}).get("tests", []) if "as long as a block" in t["name"]), {})
         expect(blocks.get("status") == "passed" or "made the worker hold" in blocks.get("message", ""),
                f"{who}: {name}'s blocks check passes or fails on memory measured outside the worker: "
                f"{blocks.get('status')} {blocks.get('message', '')[:160]}")
-        # (7.6's error-path check pays only with all of 7.6's results, so it is left out here.)
+        # (its error-path check pays only with all of the exercise's results, so it is left out here.)
         others = [t for t in reports.get(name, {}).get("tests", [])
                   if t is not check and t is not blocks and "throw" not in t["name"]]
         expect(others and all(t["status"] == "passed" for t in others),
@@ -723,18 +730,18 @@ def compile_budget(base: Path) -> None:
                       f"for (long j = 0; j < n; ++j) x += i ^ j; return x; }}\nstatic_assert(spin{k}(200000) != 1);\n"
                       for k in range(4))
     prepend(work / DOT, endless)
-    prepend(work / f"{CH3}/ex2_scaled_scores.cpp", endless)
+    prepend(work / SCALED, endless)
     out = folder / "grades"
     start = time.monotonic()
     # Limits small enough that no machine finishes the endless work inside them: GCC gives up on
     # each evaluation on its own after -fconstexpr-ops-limit operations, and that error must not pass
     # for a compile the budget stopped.
-    result = grade(out, [work], "--chapters", "3", "--compile-timeout", "6", "--compile-budget", "10")
+    result = grade(out, [work], "--chapters", SCORES.number, "--compile-timeout", "6", "--compile-budget", "10")
     seconds = time.monotonic() - start
     print(result.stdout.decode(errors="replace"))
     report = reports_in(out).get("constexpr", {"tests": []})
-    first, second = messages(report, "3.1"), messages(report, "3.2")
-    rest = [m for e in ("3.3", "3.4", "3.5") for m in messages(report, e)]
+    first, second = messages(report, DOT_ID), messages(report, SCALED_ID)
+    rest = [m for e in SCORES.chapter.exercises if e not in (DOT_ID, SCALED_ID) for m in messages(report, e)]
     expect(first and all(m.startswith("timed_out: compile limit") for m in first),
            f"the first endless file is stopped at the per-file compile limit: {first[:1]}")
     expect(second and all(m.startswith("timed_out: compile budget") for m in second),

@@ -44,8 +44,17 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.harness import ROOT, expect, finish
+from tests.harness import ROOT, course_chapter, expect, finish
 from tests.grading.test_grading_attacks import patch_body, processes_mentioning, throwing
+
+# The course's chapter attacked here, by the functions the attacks patch (tests/harness.py says why),
+# read from this tree's manifests before another grader's modules are imported.
+SCORES = course_chapter("dot_scores", "scaled_scores", "softmax_rows", "row_entropy")
+CH3 = SCORES.folder
+DOT, SCALED = SCORES.file("dot_scores"), SCORES.file("scaled_scores")
+SOFTMAX, ENTROPY = SCORES.file("softmax_rows"), SCORES.file("row_entropy")
+DOT_ID, SCALED_ID = SCORES.id("dot_scores"), SCORES.id("scaled_scores")
+SOFTMAX_ID, ENTROPY_ID = SCORES.id("softmax_rows"), SCORES.id("row_entropy")
 
 # The grader attacked: this tree's (tools/workbook.py grade), or another's
 # (SCALEBOOK_GRADER=OTHER/tools/workbook.py, or an older tree's tools/grade.py); its modules (the
@@ -55,7 +64,8 @@ GRADE = [str(GRADER), "grade"] if GRADER.name == "workbook.py" else [str(GRADER)
 OTHER_TOOLS = str(GRADER.parent) if GRADER.parent != ROOT / "tools" else None
 if OTHER_TOOLS:  # the other tree's modules (scalebook), this tree's tests
     sys.path.insert(0, OTHER_TOOLS)
-CH3 = "03-attention-scaling"
+    for module in [name for name in sys.modules if name.split(".")[0] == "scalebook"]:
+        del sys.modules[module]  # this tree's, imported to read the manifests above
 NOBODY = 65534
 UID_BOX = os.environ.get("SCALEBOOK_SANDBOX") == "uid"  # the suite in the uid box (grading/sandbox.py)
 
@@ -121,22 +131,20 @@ def open_path(path: Path) -> None:
 
 # --- 1. objects -----------------------------------------------------------------------------------
 
-SIBLING_SETTING = """// A setting this file shares with its sibling ex2_scaled_scores.cpp, which includes this file for it.
+SIBLING_SETTING = """// A setting this file shares with its sibling """ + Path(SCALED).name + """, which includes this file for it.
 #define SCALE_BY_SQRT {value}
 #ifndef SIBLING_SETTING_ONLY
 """
-SIBLING_USER = """#define SIBLING_SETTING_ONLY
-#include "ex5_row_entropy.cpp"
-#undef SIBLING_SETTING_ONLY
-"""
+SIBLING_USER = f"#define SIBLING_SETTING_ONLY\n#include \"{Path(ENTROPY).name}\"\n#undef SIBLING_SETTING_ONLY\n"
 
 
 def sibling_submission(into: Path, value: int) -> Path:
-    """Chapter 3 solved, but 3.2 divides by sqrt(d_k) only where its sibling 3.5's file says so."""
+    """The chapter solved, but scaled_scores divides by sqrt(d_k) only where its sibling row_entropy's
+    file says so."""
     from_tree(into, "solutions")
-    entropy = into / CH3 / "ex5_row_entropy.cpp"
+    entropy = into / ENTROPY
     entropy.write_text(SIBLING_SETTING.format(value=value) + entropy.read_text() + "#endif\n")
-    scaled = into / CH3 / "ex2_scaled_scores.cpp"
+    scaled = into / SCALED
     text = scaled.read_text().replace("  return dot_scores(q, k) / std::sqrt(d_k);",
                                       "#if SCALE_BY_SQRT\n  return dot_scores(q, k) / std::sqrt(d_k);\n#else\n"
                                       "  return dot_scores(q, k) / d_k;\n#endif")
@@ -146,27 +154,27 @@ def sibling_submission(into: Path, value: int) -> Path:
 
 
 def objects(base: Path) -> None:
-    """Two students whose 3.2 files are identical and include their own 3.5 for a setting: right
+    """Two students whose scaled_scores files are identical and include their own row_entropy's for a setting: right
     (divides by sqrt(d_k)) and wrong (by d_k). The wrong one graded first, then the right one
     alone and --resume with the wrong one into the same folder: each keeps its own verdict."""
     folder = base / "objects"
     right = sibling_submission(folder / "subs" / "right", 1)
     wrong = sibling_submission(folder / "subs" / "wrong", 0)
-    expect((right / CH3 / "ex2_scaled_scores.cpp").read_bytes() == (wrong / CH3 / "ex2_scaled_scores.cpp").read_bytes(),
-           "objects: the two 3.2 files are byte for byte the same")
+    expect((right / SCALED).read_bytes() == (wrong / SCALED).read_bytes(),
+           f"objects: the two {SCALED_ID} files are byte for byte the same")
 
     def verdicts(out: Path) -> dict[str, bool]:
-        return {name: all(s == "passed" for s in statuses(report(out, name), "3.2")) and
-                bool(statuses(report(out, name), "3.2")) for name in ("right", "wrong")}
+        return {name: all(s == "passed" for s in statuses(report(out, name), SCALED_ID)) and
+                bool(statuses(report(out, name), SCALED_ID)) for name in ("right", "wrong")}
 
     first = folder / "first"
-    grade(first, [wrong, right], "--chapters", "3", "--jobs", "1")
+    grade(first, [wrong, right], "--chapters", SCORES.number, "--jobs", "1")
     seen = verdicts(first)
     expect(seen == {"right": True, "wrong": False},
-           f"objects: graded after the wrong one, the right 3.2 passes and the wrong one fails ({seen})")
+           f"objects: graded after the wrong one, the right {SCALED_ID} passes and the wrong one fails ({seen})")
     later = folder / "later"
-    grade(later, [right], "--chapters", "3", "--jobs", "1")
-    code, text = grade(later, [right, wrong], "--chapters", "3", "--jobs", "1", "--resume")
+    grade(later, [right], "--chapters", SCORES.number, "--jobs", "1")
+    code, text = grade(later, [right, wrong], "--chapters", SCORES.number, "--jobs", "1", "--resume")
     seen = verdicts(later)
     expect("already graded" in text and seen == {"right": True, "wrong": False},
            f"objects: --resume into a folder holding the right one's objects grades the wrong one on its own "
@@ -175,8 +183,8 @@ def objects(base: Path) -> None:
 
 
 def agree_with_check(folder: Path, graded: dict[str, bool]) -> None:
-    """`./workbook check 3` in a student's copy with each submission's chapter 3 gives 3.2 the
-    verdict grading gave it."""
+    """`./workbook check N` in a student's copy with each submission's chapter N gives scaled_scores's
+    exercise the verdict grading gave it."""
     from tests.student.test_student_loop import student_tree
     (folder / "student").mkdir()
     tree = student_tree(str(folder / "student"))
@@ -184,13 +192,13 @@ def agree_with_check(folder: Path, graded: dict[str, bool]) -> None:
         shutil.rmtree(tree / "exercises" / CH3)
         # Saved now, as a student's editor would (copy2's old times would look older than the build).
         shutil.copytree(folder / "subs" / name / CH3, tree / "exercises" / CH3, copy_function=shutil.copyfile)
-        result = subprocess.run([str(tree / "workbook"), "--timeout", "5", "check", "3"], cwd=tree,
+        result = subprocess.run([str(tree / "workbook"), "--timeout", "5", "check", SCORES.number], cwd=tree,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 stdin=subprocess.DEVNULL, timeout=900, env=dict(os.environ, NO_COLOR="1"))
         print(result.stdout[-3000:], flush=True)
-        line = next((l.strip() for l in result.stdout.splitlines() if re.match(r"^\s*[✓✗] 3\.2\b", l)), "")
+        line = next((l.strip() for l in result.stdout.splitlines() if re.match(rf"^\s*[✓✗] {re.escape(SCALED_ID)}\b", l)), "")
         expect(line.startswith("✓" if graded.get(name) else "✗"),
-               f"objects: ./workbook check gives {name}'s 3.2 grading's verdict "
+               f"objects: ./workbook check gives {name}'s {SCALED_ID} grading's verdict "
                f"({'passed' if graded.get(name) else 'failed'}): {line!r}")
 
 
@@ -222,7 +230,7 @@ def intake(base: Path) -> None:
     """As root, grading students who own their folders (uid 65534) and race intake. One swaps its
     exercises folder for a symlink to a folder only root may read (the solutions, marked) the moment
     the grader opens its first file; one swaps its chapter folder with such a symlink, and one its
-    3.1 file with a FIFO, again and again; one hands in FIFOs for every file. The run ends in
+    dot_scores file with a FIFO, again and again; one hands in FIFOs for every file. The run ends in
     bounded time, no byte of the private folder is read, each racer is graded on what it holds
     (the stubs: 0), and every FIFO is refused."""
     if os.geteuid() != 0 or os.uname().machine != "x86_64":
@@ -259,14 +267,14 @@ def intake(base: Path) -> None:
     as_student = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--", "/usr/bin/python3", "-c"]
     racers = [subprocess.Popen([*as_student, RACER, str(a), str(b), "900"])
               for a, b in ((folder_racer / CH3, folder_racer / "decoy"),
-                           (fifo_racer / CH3 / "ex1_dot_scores.cpp", fifo_racer / CH3 / "fifo"))]
+                           (fifo_racer / DOT, fifo_racer / CH3 / "fifo"))]
     racers.append(subprocess.Popen([*as_student, SWAPPER, str(swapper / "exercises" / CH3), str(swapper / "exercises"),
                                     str(swapper / "decoy")], stdout=subprocess.PIPE))
     racers[-1].stdout.readline()
     out = folder / "grades"
     try:
         started = time.monotonic()
-        code, _ = grade(out, [honest, swapper, folder_racer, fifo_racer, fifos], "--chapters", "3", timeout=600)
+        code, _ = grade(out, [honest, swapper, folder_racer, fifo_racer, fifos], "--chapters", SCORES.number, timeout=600)
         took = time.monotonic() - started
     finally:
         for racer in racers:
@@ -297,7 +305,7 @@ def intake_bound(base: Path) -> None:
         expect(False, f"intake: the grader's intake has a time bound ({error})")
         return
     folder = from_tree(base / "bound" / "slow-disk", "exercises")
-    chapters = [resolve_chapter("3")]
+    chapters = [resolve_chapter(SCORES.number)]
     reader = module.read_sources
     module.read_sources = lambda *args: time.sleep(3600)
     started = time.monotonic()
@@ -341,7 +349,7 @@ def names_and_modes(base: Path, user: int | None) -> None:
     if user is not None:
         open_path(folder)
         give_to(folder, user)
-    code, _ = grade(out, made, "--chapters", "3", user=user, umask=0o022)
+    code, _ = grade(out, made, "--chapters", SCORES.number, user=user, umask=0o022)
     expect(code == 0, f"names {who}: the run finishes (exit {code})")
     maximum = report(out, "honest").get("max_score")
     for name in ["honest", *names]:
@@ -415,20 +423,20 @@ def spin_every_call(into: Path, seconds: float) -> None:
 def slow(base: Path) -> None:
     """Correct code at 0.25 s of CPU per call (eight times under --call-cpu 2), graded while a process
     per core spins beside it, with a check limit of 6 s and a submission budget of 30 s that its
-    calls' CPU alone exceeds (chapter 3's calls take about a minute of CPU): every mark kept.
-    Beside it, an endless loop in 3.3 is timed_out: call CPU, and a call of 3.5 that sleeps is
+    calls' CPU alone exceeds (the chapter's calls take about a minute of CPU): every mark kept.
+    Beside it, an endless loop in softmax_rows is timed_out: call CPU, and a call of row_entropy that sleeps is
     timed_out: call wall (--timeout 4), each named, the other exercises passing."""
     folder = base / "slow"
     honest = from_tree(folder / "subs" / "honest-slow", "solutions")
     spin_every_call(honest, 0.25)
     looper = from_tree(folder / "subs" / "looper", "solutions")
-    patch_body(looper / CH3 / "ex3_softmax_rows.cpp", "Matrix softmax_rows(", "for (volatile int i = 0;; i = i + 1) {}", "")
+    patch_body(looper / SOFTMAX, "Matrix softmax_rows(", "for (volatile int i = 0;; i = i + 1) {}", "")
     sleeper = from_tree(folder / "subs" / "sleeper", "solutions")
-    patch_body(sleeper / CH3 / "ex5_row_entropy.cpp", "Vector row_entropy(",
+    patch_body(sleeper / ENTROPY, "Vector row_entropy(",
                "std::this_thread::sleep_for(std::chrono::hours(1));", "#include <chrono>\n#include <thread>")
     hogs = [subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
     try:
-        code, _ = grade(folder / "grades", [honest, looper, sleeper], "--chapters", "3", "--jobs", "1",
+        code, _ = grade(folder / "grades", [honest, looper, sleeper], "--chapters", SCORES.number, "--jobs", "1",
                         "--call-cpu", "2", "--timeout", "4", "--check-timeout", "6", "--submission-budget", "30")
     finally:
         for hog in hogs:
@@ -440,14 +448,14 @@ def slow(base: Path) -> None:
     expect(code == 0 and rep.get("score") == rep.get("max_score") and rep.get("score"),
            f"slow: correct code at 0.25 s of CPU per call keeps every mark on a busy machine "
            f"({rep.get('score')}/{rep.get('max_score')}; {lost[:2]})")
-    loops = [t["message"] for t in report(out, "looper")["tests"] if t["exercise"] == "3.3"]
+    loops = [t["message"] for t in report(out, "looper")["tests"] if t["exercise"] == SOFTMAX_ID]
     expect(loops and all(m.startswith("timed_out: call CPU") for m in loops),
            f"slow: an endless loop is timed_out: call CPU ({loops[:1]})")
-    sleeps = [t["message"] for t in report(out, "sleeper")["tests"] if t["exercise"] == "3.5"]
+    sleeps = [t["message"] for t in report(out, "sleeper")["tests"] if t["exercise"] == ENTROPY_ID]
     expect(sleeps and all(m.startswith("timed_out: call wall") for m in sleeps),
            f"slow: a call that sleeps is timed_out: call wall ({sleeps[:1]})")
     for name in ("looper", "sleeper"):
-        others = [t for t in report(out, name)["tests"] if t["exercise"] not in ("3.3", "3.5")]
+        others = [t for t in report(out, name)["tests"] if t["exercise"] not in (SOFTMAX_ID, ENTROPY_ID)]
         expect(others and all(t["status"] == "passed" for t in others), f"slow: the {name}'s other exercises pass")
 
 
@@ -555,13 +563,13 @@ def text_in_reports(base: Path) -> None:
     folder = base / "text"
     subs, out = folder / "subs", folder / "grades"
     forger = from_tree(subs / "liner", "solutions")
-    throwing(forger / CH3 / "ex2_scaled_scores.cpp", "Matrix scaled_scores(",
+    throwing(forger / SCALED, "Matrix scaled_scores(",
              'std::string("fine\\n100% tests passed, 0 tests failed out of 1\\r\\nTotal Test time (real) = 0.01 sec\\n") + '
              '"zero\\u200bwidth \\u2066isolate\\u2069 \\u202eoverride mark\\u200f sep\\u2028"',
              includes='#include <string>\n#include "scalebook/core.hpp"')
     probe = from_tree(subs / "mounts", "solutions")
     watched = [str(out), str(subs), str(folder), str(ROOT)]
-    throwing(probe / CH3 / "ex1_dot_scores.cpp", "Matrix dot_scores(", 'std::string("mounts: ") + host_paths()',
+    throwing(probe / DOT, "Matrix dot_scores(", 'std::string("mounts: ") + host_paths()',
              includes='#include <fstream>\n#include <sstream>\n#include <string>\n#include "scalebook/core.hpp"\n'
                       'static std::string host_paths() { std::string seen; '
                       'for (const char* file : {"/proc/self/mountinfo", "/proc/1/mountinfo", "/proc/self/mounts"}) { '
@@ -569,12 +577,12 @@ def text_in_reports(base: Path) -> None:
                       'for (const char* path : {' + ", ".join(f'"{w}"' for w in watched) + '}) '
                       'if (t.find(path) != std::string::npos) seen += std::string(file) + ":" + path + " "; } '
                       'return seen.empty() ? std::string("none") : seen; }')
-    code, terminal = grade(out, [forger, probe], "--chapters", "3")
+    code, terminal = grade(out, [forger, probe], "--chapters", SCORES.number)
     expect(code == 0, "text: the run finishes")
-    seen = [t["message"] for t in report(out, "mounts")["tests"] if t["exercise"] == "3.1"]
+    seen = [t["message"] for t in report(out, "mounts")["tests"] if t["exercise"] == DOT_ID]
     expect(seen and all("mounts: none" in m for m in seen),
            f"text: a worker's box shows no host path of the output folder, a submission or the grader ({seen[:1]})")
-    worker_box = next(out.glob("**/build/03-attention-scaling/worker.box"), None)
+    worker_box = next(out.glob(f"**/build/{CH3}/worker.box"), None)
     box_args = worker_box.read_bytes().split(b"\0") if worker_box else []
     binds = [box_args[i + 1].decode() for i, a in enumerate(box_args[:-1]) if a in (b"--bind", b"--ro-bind")]
     expect(worker_box is not None and not [b for b in binds if b.startswith(str(folder))],

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stopping a grading run ends everything it started, at once, and keeps what it finished.
 
-Three submissions of chapter 3 are graded one at a time; the last one sleeps in every call, so the
+Three submissions of a chapter of the course are graded one at a time; the last one sleeps in every call, so the
 run is still busy when the first report is written. Then the run is stopped as an instructor
 would stop it: Ctrl-C (SIGINT to the terminal's process group), SIGTERM, and a parent's `timeout`.
 Each time, within a second, no process the run started is left (its steps, ctest, the trusted
@@ -23,9 +23,11 @@ import time
 from pathlib import Path
 
 from scalebook.grading.supervise import descendants as children_of  # every living process below one
-from tests.harness import ROOT, WORKBOOK, expect, finish
+from tests.harness import ROOT, WORKBOOK, course_chapter, expect, finish
 
-CH3 = "03-attention-scaling"
+# The course's chapter graded here, by the function the slow submissions patch (tests/harness.py).
+SCORES = course_chapter("dot_scores")
+CH3 = SCORES.folder
 
 
 def runs_a_box(root: int) -> bool:
@@ -48,7 +50,7 @@ def alive(pid: int) -> bool:
 
 def stop_midway(base: Path, how: str, subs: list[Path]) -> None:
     out = base / f"grades-{how}"
-    command = [sys.executable, str(WORKBOOK), "grade", "--out", str(out), "--chapters", "3",
+    command = [sys.executable, str(WORKBOOK), "grade", "--out", str(out), "--chapters", SCORES.number,
                "--jobs", "1", "--timeout", "3", *map(str, subs)]
     if how == "timeout":
         # A parent's timeout, made to expire now (its alarm) once the first report is written.
@@ -103,7 +105,7 @@ def compare_stopped(base: Path, how: str, old: Path, subs: list[Path], reference
     the grading process alone. Every process ends; the same command again resumes the preview. The
     run's output goes to a file: a process left behind would hold a pipe open, and its reader, forever."""
     new = base / f"regrade-{how}"
-    command = [sys.executable, str(WORKBOOK), "grade", "--compare", str(old), "--out", str(new), "--chapters", "3",
+    command = [sys.executable, str(WORKBOOK), "grade", "--compare", str(old), "--out", str(new), "--chapters", SCORES.number,
                "--jobs", "2", "--similar-to", str(references), *map(str, subs)]
     log = base / f"regrade-{how}.log"
     with open(log, "wb") as output:
@@ -161,7 +163,7 @@ def regrades_stopped(base: Path) -> None:
             target.write_text(source.read_text() + "".join(f"static int pad{j}_{index}(int x) {{ return x * {j}; }}\n"
                                                            for j in range(index % 7)))
     old = base / "grades-old"
-    done = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--out", str(old), "--chapters", "3",
+    done = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--out", str(old), "--chapters", SCORES.number,
                            "--jobs", "2", *map(str, quick)], capture_output=True, text=True, timeout=1200)
     expect(done.returncode == 0, f"the grades a regrade compares with ({done.returncode}) {done.stdout[-300:]}")
     for how in ("sigint", "sigint-to-the-process"):
@@ -176,7 +178,7 @@ def main() -> int:
             shutil.copytree(ROOT / "solutions" / CH3, base / "subs" / name / CH3)
             subs.append(base / "subs" / name)
         for name in ("second", "third"):
-            path = base / "subs" / name / CH3 / "ex1_dot_scores.cpp"
+            path = base / "subs" / name / SCORES.file("dot_scores")
             text = path.read_text().replace("Matrix dot_scores(const Matrix& q, const Matrix& k) {",
                                             "Matrix dot_scores(const Matrix& q, const Matrix& k) {\n"
                                             "  std::this_thread::sleep_for(std::chrono::milliseconds(2500));", 1)

@@ -4,8 +4,10 @@ On the fixture course (chapters 1 and 3) in a git repository of its own, first t
 a grader and a student already have: the reference build (built), the grading kit (a grading run),
 a student edition (released) and a student's copy of it with its own build (./workbook check 1).
 Then `./workbook new chapter 02-fixture-scaled` (a chapter numbered into the gap) and `./workbook new
-exercise 2 doubled`; lint lists what is left to write; the files are filled from
-tests/fixtures/authoring (never committed: release reads the working tree); lint finds nothing.
+exercise 2 doubled`; lint lists what is left to write; what new wrote builds at once, its stubs
+fail every check, and so does the scaffold's reference (`return {}`): the first checks compare with
+a value left to write; the files are filled from tests/fixtures/authoring (never committed: release
+reads the working tree); lint finds nothing.
 In the existing folders, with no cache cleared and nothing configured by hand:
 - the reference build builds the chapter, and its checks, the stubs' proof, the bug zoo and the
   grading path pass;
@@ -105,6 +107,16 @@ def main() -> int:
         todo = workbook(tree, "lint")
         expect(todo.returncode == 1 and re.search(rf"^exercises/{NEW}/ex2_doubled.cpp:\d+: left to write", todo.stdout, re.M)
                and f"chapters/{NEW}/bugzoo" in todo.stdout, f"lint lists what is left to write: {todo.stdout[-600:]}")
+        # What new wrote builds in the existing folder; nothing passes its first checks, the
+        # scaffold's reference included, until the author writes the values they compare with.
+        scaffolded = run(["ninja", "-C", "build/reference"], tree)
+        first = run(["ctest", "--test-dir", "build/reference", "-R", f"^{NEW}/2\\.[12] "], tree)
+        failing = sorted(re.findall(rf"{NEW}/(2\.[12]) .*\*\*\*Failed", first.stdout))
+        on_stubs = run(["ctest", "--test-dir", "build/reference", "-R", f"^{NEW} every check fails on the untouched stubs"], tree)
+        expect(scaffolded.returncode == 0 and failing == ["2.1", "2.2"] and on_stubs.returncode == 0
+               and "No tests were found" not in on_stubs.stdout,
+               f"the scaffold builds, its stubs fail every check and its reference fails both first checks "
+               f"({failing}): {scaffolded.stdout[-600:] if scaffolded.returncode else first.stdout[-600:]}")
         for path in sorted(p for p in FILLED.rglob("*") if p.is_file()):
             target = tree / path.relative_to(FILLED)
             target.parent.mkdir(parents=True, exist_ok=True)

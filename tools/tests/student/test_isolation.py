@@ -1,16 +1,18 @@
 """One isolation rule: ./workbook check and ./workbook grade give the same verdict per exercise on
-the same broken trees of chapter 3 (solved but for the break):
+the same broken trees of one chapter, solved but for the break (the chapter whose exercises define
+the functions below, found from the manifests by tests/harness.py; 3.1 to 3.5 of chapter 3 today):
 
-  compile   3.2 does not compile                    3.2 compile_error, the rest passes
-  link      3.3 calls a function nothing defines    3.3 compile_error (does not link), the rest passes
-  duplicate 3.1 and 3.5 both define helper(double)  3.1 and 3.5 compile_error, with the same sentence
-                                                    (both files and the fix); 3.2, which calls 3.1,
-                                                    not_run; 3.3 and 3.4 pass
-  blocked   3.1 does not compile; 3.2 calls it      3.1 compile_error, 3.2 not_run, the rest passes
+  compile   scaled_scores does not compile          its exercise compile_error, the rest passes
+  link      softmax_rows calls what nothing defines compile_error (does not link), the rest passes
+  duplicate dot_scores's and row_entropy's files    both compile_error, with the same sentence (both
+            both define helper(double)              files and the fix); scaled_scores, which calls
+                                                    dot_scores, not_run; the others pass
+  blocked   dot_scores does not compile;            dot_scores compile_error, scaled_scores not_run,
+            scaled_scores calls it                  the rest passes
 
 The loop runs in a scratch student copy; grading grades the four trees as four submissions of one
 run. Before the shared rule (scalebook/isolate.py) the duplicate cost the whole chapter in the loop,
-and a broken 3.1 cost the loop every later exercise (its checks, linked without 3.1, crashed first).
+and a broken first exercise cost the loop every later one (its checks, linked without it, crashed first).
 """
 from __future__ import annotations
 
@@ -22,16 +24,19 @@ import tempfile
 from pathlib import Path
 
 from scalebook.isolate import DUPLICATE
-from tests.harness import ROOT, WORKBOOK, expect, finish
-from tests.student.test_student_loop import CH3, student_tree, workbook
+from tests.harness import ROOT, WORKBOOK, course_chapter, expect, finish
+from tests.student.test_student_loop import student_tree, workbook
 
+SCORES = course_chapter("dot_scores", "scaled_scores", "softmax_rows", "row_entropy")
+CH3 = SCORES.folder
+DOT, SCALED, SOFTMAX, ENTROPY = (SCORES.id(f) for f in ("dot_scores", "scaled_scores", "softmax_rows", "row_entropy"))
 SOLVED = ROOT / "solutions" / CH3
 HELPER = "double helper(double x) { return x; }  // defined in two files: neither static nor in an unnamed namespace\n"
 
 
 def add_before_namespace(path: Path, text: str) -> None:
     source = path.read_text()
-    at = source.index("namespace scalebook::ch03 {")
+    at = source.index(f"namespace {SCORES.namespace} {{")
     path.write_text(source[:at] + text + "\n" + source[at:])
 
 
@@ -40,17 +45,19 @@ def break_compile(path: Path) -> None:
 
 
 def broken_trees() -> dict[str, dict[str, callable]]:
-    """Each tree: the files of chapter 3 changed from the solutions, by what."""
+    """Each tree: the files of the chapter changed from the solutions, by what."""
     def calls_missing(path: Path) -> None:
-        add_before_namespace(path, "namespace scalebook::ch03 { double never_written(double); }\n")
+        add_before_namespace(path, f"namespace {SCORES.namespace} {{ double never_written(double); }}\n")
         source = path.read_text()
         signature = "Matrix softmax_rows(const Matrix& scores) {"
         path.write_text(source.replace(signature, signature + "\n  (void)never_written(1.0);", 1))
-    return {"compile": {"ex2_scaled_scores.cpp": break_compile},
-            "link": {"ex3_softmax_rows.cpp": calls_missing},
-            "duplicate": {"ex1_dot_scores.cpp": lambda p: add_before_namespace(p, HELPER),
-                          "ex5_row_entropy.cpp": lambda p: add_before_namespace(p, HELPER)},
-            "blocked": {"ex1_dot_scores.cpp": break_compile}}
+    def name(function: str) -> str:
+        return Path(SCORES.file(function)).name
+    return {"compile": {name("scaled_scores"): break_compile},
+            "link": {name("softmax_rows"): calls_missing},
+            "duplicate": {name("dot_scores"): lambda p: add_before_namespace(p, HELPER),
+                          name("row_entropy"): lambda p: add_before_namespace(p, HELPER)},
+            "blocked": {name("dot_scores"): break_compile}}
 
 
 def write_tree(folder: Path, changes: dict) -> None:
@@ -63,9 +70,9 @@ def write_tree(folder: Path, changes: dict) -> None:
 
 def loop_verdicts(tree: Path, changes: dict) -> dict[str, tuple[str, str]]:
     write_tree(tree / "exercises" / CH3, changes)
-    result = workbook(tree, "--timeout", "5", "check", "3")
+    result = workbook(tree, "--timeout", "5", "check", SCORES.number)
     print(result.stdout, flush=True)
-    expect(result.returncode == 0, f"check 3 exits 0 (got {result.returncode})")
+    expect(result.returncode == 0, f"check {SCORES.number} exits 0 (got {result.returncode})")
     record = json.loads((tree / "build" / "student" / "workbook" / f"{CH3}.json").read_text())
     return {e: (v["status"], v["message"]) for e, v in record.items()}
 
@@ -87,7 +94,7 @@ def main() -> int:
         for name, changes in trees.items():
             write_tree(submissions / name / "exercises" / CH3, changes)
         out = Path(temp) / "grades"
-        graded = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--chapters", "3", "--out", str(out),
+        graded = subprocess.run([sys.executable, str(WORKBOOK), "grade", "--chapters", SCORES.number, "--out", str(out),
                                  *[str(submissions / n) for n in trees]], stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL, timeout=1800)
         print(graded.stdout[-3000:], flush=True)
@@ -101,15 +108,15 @@ def main() -> int:
                 statuses, messages = grading.get(exercise, (set(), set()))
                 expect(statuses == {status}, f"{name}: {exercise} is {status} in the loop and {sorted(statuses)} "
                                              f"in grading")
-                if name == "duplicate" and exercise in ("3.1", "3.5"):
-                    said = DUPLICATE.format(first="3.1", second="3.5", symbol="helper(double)",
-                                            first_file=f"exercises/{CH3}/ex1_dot_scores.cpp",
-                                            second_file=f"exercises/{CH3}/ex5_row_entropy.cpp")
+                if name == "duplicate" and exercise in (DOT, ENTROPY):
+                    said = DUPLICATE.format(first=DOT, second=ENTROPY, symbol="helper(double)",
+                                            first_file=f"exercises/{SCORES.file('dot_scores')}",
+                                            second_file=f"exercises/{SCORES.file('row_entropy')}")
                     expect(messages == {message} == {said},
                            f"duplicate: {exercise}'s sentence is grading's: loop {message!r}, grading {messages}")
-            expected = {"compile": {"3.2": "compile_error"}, "link": {"3.3": "compile_error"},
-                        "duplicate": {"3.1": "compile_error", "3.5": "compile_error", "3.2": "not_run"},
-                        "blocked": {"3.1": "compile_error", "3.2": "not_run"}}[name]
+            expected = {"compile": {SCALED: "compile_error"}, "link": {SOFTMAX: "compile_error"},
+                        "duplicate": {DOT: "compile_error", ENTROPY: "compile_error", SCALED: "not_run"},
+                        "blocked": {DOT: "compile_error", SCALED: "not_run"}}[name]
             for exercise, (status, _) in loop.items():
                 expect(status == expected.get(exercise, "passed"),
                        f"{name}: {exercise} is {expected.get(exercise, 'passed')} (got {status})")

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The student's loop links what grading links: in a scratch copy of the workbook, chapter 3 solved
-but for 3.3, which hands in lib's compiled softmax_rows through a prototype redeclared by hand (no
-#include for the layering guard to refuse). Grading gives that exercise nothing (lib's answers of
-chapter 3 and later are not in chapter 3's worker); `./workbook check 3` must say so before the
-student hands it in: 3.3 does not link, with a sentence naming the function and the rule, while 3.1
-and 3.2 keep passing; the same when another exercise does not compile (the partial link, which
-leaves calls unresolved); `run 3` refuses to run the lesson on it. As root, the check is repeated
+"""The student's loop links what grading links: in a scratch copy of the workbook, the chapter of
+softmax_rows (chapter 3 today; tests/harness.py finds it from the manifests) solved but for
+softmax_rows, which hands in lib's compiled copy through a prototype redeclared by hand (no #include
+for the layering guard to refuse). Grading gives that exercise nothing (lib's answers of that chapter
+and later are not in its worker); `./workbook check N` must say so before the student hands it in:
+the exercise does not link, with a sentence naming the function and the rule, while dot_scores and
+scaled_scores keep passing; the same when another exercise does not compile (the partial link, which
+leaves calls unresolved); `run N` refuses to run the lesson on it. As root, the check is repeated
 as uid 65534 in the copy, made that user's.
 
     test_link_rule.py
@@ -20,21 +21,25 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.harness import expect, finish
+from tests.harness import course_chapter, expect, finish
 
-from tests.student.test_student_loop import CH3, student_tree, workbook
+from tests.student.test_student_loop import student_tree, workbook
 
+SCORES = course_chapter("dot_scores", "scaled_scores", "softmax_rows", "row_entropy")
+CH3, N = SCORES.folder, SCORES.number
+DOT, SCALED, SOFTMAX, ENTROPY = (SCORES.id(f) for f in ("dot_scores", "scaled_scores", "softmax_rows", "row_entropy"))
+SOFTMAX_FILE = Path(SCORES.file("softmax_rows")).name
 NOBODY = 65534
-SAID = ("ex3_softmax_rows.cpp does not link: scalebook::softmax_rows() is an exercise's answer in lib, "
-        "and lib's answers of chapter 3 and later are not linked into chapter 3")
+SAID = (f"{SOFTMAX_FILE} does not link: scalebook::softmax_rows() is an exercise's answer in lib, "
+        f"and lib's answers of chapter {N} and later are not linked into chapter {N}")
 
 
 def redeclare_lib_softmax(path: Path) -> None:
-    """3.3 solved by calling lib's copy of the answer, declared by hand."""
+    """softmax_rows solved by calling lib's copy of the answer, declared by hand."""
     text = path.read_text()
-    text = text.replace("namespace scalebook::ch03 {", "namespace scalebook {\n"
-                        "Matrix softmax_rows(const Eigen::Ref<const Matrix>& logits);\n}\n\n"
-                        "namespace scalebook::ch03 {", 1)
+    opening = f"namespace {SCORES.namespace} {{"
+    text = text.replace(opening, "namespace scalebook {\n"
+                        "Matrix softmax_rows(const Eigen::Ref<const Matrix>& logits);\n}\n\n" + opening, 1)
     signature = "Matrix softmax_rows(const Matrix& scores) {"
     at = text.index(signature)
     text = (text[:at] + signature + "\n  return scalebook::softmax_rows(scores);\n}\n"
@@ -49,11 +54,11 @@ def line_of(output: str, exercise: str) -> str:
 def check_as(tree: Path, user: int | None) -> str:
     prefix = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--"] if user is not None else []
     env = dict(os.environ, NO_COLOR="1", CCACHE_DISABLE="1") if user is not None else dict(os.environ, NO_COLOR="1")
-    result = subprocess.run([*prefix, str(tree / "workbook"), "--timeout", "2", "check", "3"], cwd=tree,
+    result = subprocess.run([*prefix, str(tree / "workbook"), "--timeout", "2", "check", N], cwd=tree,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             stdin=subprocess.DEVNULL, timeout=600, env=env)
     print(result.stdout, flush=True)
-    expect(result.returncode == 0, f"check 3{' as uid %d' % user if user is not None else ''} exits 0")
+    expect(result.returncode == 0, f"check {N}{' as uid %d' % user if user is not None else ''} exits 0")
     return result.stdout
 
 
@@ -63,24 +68,25 @@ def main() -> int:
         exercises = tree / "exercises" / CH3
         for source in (tree / "solutions" / CH3).glob("*.cpp"):
             shutil.copy2(source, exercises / source.name)
-        redeclare_lib_softmax(exercises / "ex3_softmax_rows.cpp")
+        redeclare_lib_softmax(exercises / SOFTMAX_FILE)
 
         out = check_as(tree, None)
-        expect(SAID in line_of(out, "3.3") and "write it yourself" in line_of(out, "3.3"),
-               "3.3 calling lib's softmax_rows does not link, and the sentence names the function and the rule")
-        expect(line_of(out, "3.1") == "✓ 3.1" and line_of(out, "3.2") == "✓ 3.2", "3.1 and 3.2 keep passing")
+        expect(SAID in line_of(out, SOFTMAX) and "write it yourself" in line_of(out, SOFTMAX),
+               f"{SOFTMAX} calling lib's softmax_rows does not link, and the sentence names the function and the rule")
+        expect(line_of(out, DOT) == f"✓ {DOT}" and line_of(out, SCALED) == f"✓ {SCALED}",
+               f"{DOT} and {SCALED} keep passing")
 
-        entropy = exercises / "ex5_row_entropy.cpp"
+        entropy = exercises / Path(SCORES.file("row_entropy")).name
         solved = entropy.read_text()
         entropy.write_text(solved + "\nthis line is not C++;\n")
         out = check_as(tree, None)
-        expect(SAID in line_of(out, "3.3") and "does not compile" in line_of(out, "3.5"),
-               "with 3.5 not compiling (the partial link), 3.3 still does not link, with the same sentence")
+        expect(SAID in line_of(out, SOFTMAX) and "does not compile" in line_of(out, ENTROPY),
+               f"with {ENTROPY} not compiling (the partial link), {SOFTMAX} still does not link, with the same sentence")
         entropy.write_text(solved)
 
-        lesson = workbook(tree, "run", "3")
-        expect(lesson.returncode == 1 and "exercise 3.3 does not compile" in lesson.stdout and SAID in lesson.stdout,
-               "run 3 names 3.3 and why instead of running the lesson on lib's answer")
+        lesson = workbook(tree, "run", N)
+        expect(lesson.returncode == 1 and f"exercise {SOFTMAX} does not compile" in lesson.stdout and SAID in lesson.stdout,
+               f"run {N} names {SOFTMAX} and why instead of running the lesson on lib's answer")
 
         if os.geteuid() != 0:
             print("skip: the run as another user needs root to switch to uid 65534")
@@ -88,11 +94,11 @@ def main() -> int:
             Path(temp).chmod(0o755)  # a temporary folder is its owner's alone
             for path in [tree, *tree.rglob("*")]:
                 os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
-            with open(exercises / "ex3_softmax_rows.cpp", "a") as more:
+            with open(exercises / SOFTMAX_FILE, "a") as more:
                 more.write("// saved again by the student\n")  # compiled and linked again, as that user
             out = check_as(tree, NOBODY)
-            expect(SAID in line_of(out, "3.3") and line_of(out, "3.1") == "✓ 3.1",
-                   f"as uid {NOBODY}: 3.3 does not link, with the same sentence; 3.1 passes")
+            expect(SAID in line_of(out, SOFTMAX) and line_of(out, DOT) == f"✓ {DOT}",
+                   f"as uid {NOBODY}: {SOFTMAX} does not link, with the same sentence; {DOT} passes")
     return finish("the student's loop links what grading links")
 
 

@@ -9,9 +9,12 @@ Any test may use it (from tools/, `from tests.system import docker`):
     docker.cached_image(tag, key, make)   # an image rebuilt only when KEY (the test's inputs) changes
 
 How it runs, as /work/shared/design/REAL-SYSTEMS.md found on these machines: Debian's docker.io
-(config.json's "docker" packages), dockerd with the vfs storage driver, no iptables and no bridge
-(containers use the host's network), its data under CACHE/docker, its socket CACHE/docker.sock, so
-that it never meets another dockerd of the machine. A daemon started here is left running for the
+(config.json's "docker" packages), no iptables and no bridge (containers use the host's network),
+its data under CACHE/docker, its socket CACHE/docker.sock, so that it never meets another dockerd of
+the machine. Its storage driver is overlay2 where the kernel mounts an overlay in CACHE (tried
+first: a container is made and removed in a second, where vfs copies the whole image each time,
+about a minute for a grader's image), else vfs, which works everywhere;
+SCALEBOOK_DOCKER_STORAGE=DRIVER chooses. A daemon already running keeps the driver it started with. A daemon started here is left running for the
 next test (it is found again by its socket, and a test that finds it still starting waits for it);
 two tests that start it at once take turns (a lock). Stop it by the pid in CACHE/dockerd.pid when
 no test of anyone's needs it any more.
@@ -105,11 +108,30 @@ def daemon(wait: float = 300) -> None:
         raise DockerUnavailable(f"dockerd did not answer within {wait:.0f} s; its log ends:\n{tail}")
 
 
+def storage_driver() -> str:
+    """SCALEBOOK_DOCKER_STORAGE, else overlay2 where an overlay mounts in CACHE (not where CACHE is on
+    an overlay or a file system the kernel cannot layer), else vfs."""
+    chosen = os.environ.get("SCALEBOOK_DOCKER_STORAGE")
+    if chosen:
+        return chosen
+    with tempfile.TemporaryDirectory(dir=CACHE) as scratch:
+        parts = {name: Path(scratch) / name for name in ("lower", "upper", "work", "merged")}
+        for folder in parts.values():
+            folder.mkdir()
+        options = f"lowerdir={parts['lower']},upperdir={parts['upper']},workdir={parts['work']}"
+        mounted = subprocess.run(["mount", "-t", "overlay", "overlay", "-o", options, str(parts["merged"])],
+                                 capture_output=True).returncode == 0
+        if mounted:
+            subprocess.run(["umount", str(parts["merged"])], check=True)
+    return "overlay2" if mounted else "vfs"
+
+
 def start() -> None:
     """Debian's dockerd, in a session of its own (it outlives the test that started it)."""
     SOCKET.unlink(missing_ok=True)
+    driver = storage_driver()
     with open(CACHE / "dockerd.log", "ab") as log:
-        subprocess.Popen([DOCKERD, "--iptables=false", "--ip6tables=false", "--bridge=none", "--storage-driver=vfs",
+        subprocess.Popen([DOCKERD, "--iptables=false", "--ip6tables=false", "--bridge=none", f"--storage-driver={driver}",
                           "--data-root", str(CACHE / "docker"), "--exec-root", str(CACHE / "docker-exec"),
                           "--pidfile", str(CACHE / "dockerd.pid"), "-H", HOST],
                          stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)

@@ -4,8 +4,10 @@
     python3 -m tests.system.test_docker_graders [RELEASE]   (from tools/, as root; RELEASE bookworm
                                                              (default) or trixie: the base image)
 
-Debian's dockerd (tests/system/docker.py: vfs, no iptables, no bridge), a base image from
-debootstrap (cached outside the clone), and two images made as their hosts make them:
+Debian's dockerd (tests/system/docker.py: overlay2 or vfs, no iptables, no bridge), a base image from
+debootstrap (cached outside the clone) with setup.sh's apt-get lines run as a layer of its own
+(with_packages: rebuilt from the bare base whenever those lines change), and two images made as
+their hosts make them:
 - Gradescope: the zip of `./workbook gradescope-autograder --chapters 4` unpacked in
   /autograder/source, setup.sh run while the image is built, run_autograder run per submission in
   a new container (`docker run`, default seccomp profile and capabilities, root inside) with the
@@ -203,12 +205,31 @@ def folder_digest(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def with_packages(base_image: str, setup: str, work: Path) -> str:
+    """BASE_IMAGE with SETUP's (setup.sh's) apt-get lines run, as one cached layer: the grader images
+    are built from it and run setup.sh in full, whose apt-get then finds its packages installed (the
+    package download was most of an image's build). Its key is the base and those lines, so a
+    change of what setup.sh installs builds this layer again from the bare base: the install is
+    proven from scratch whenever it changes."""
+    lines = [line.strip() for line in setup.splitlines() if line.strip().startswith("apt-get ")]
+    expect(len(lines) >= 2, f"setup.sh installs its packages with apt-get: {lines}")
+    context = work / "packages-context"
+    context.mkdir(exist_ok=True)
+    (context / "Dockerfile").write_text(f"FROM {base_image}\nENV DEBIAN_FRONTEND=noninteractive\n"
+                                        f"RUN {' && '.join(lines)} && rm -rf /var/lib/apt/lists/*\n")
+    key = hashlib.sha256("\0".join([base_image, *lines]).encode()).hexdigest()
+    tag, built = docker.cached_image("scalebook-test-grading-packages", key, lambda tag: docker.build(tag, context))
+    print(f"the grading packages' layer {tag}: " + (f"built in {built:.0f} s" if built else "reused"), flush=True)
+    return tag
+
+
 def gradescope_image(base_image: str, work: Path) -> tuple[str, float | None]:
     archive = work / "autograder.zip"
     subprocess.run(["/usr/bin/python3", str(WORKBOOK), "gradescope-autograder", str(archive), "--chapters", "4"],
                    check=True, capture_output=True)
     context = work / "gradescope-context"
     with zipfile.ZipFile(archive) as zipped:
+        base_image = with_packages(base_image, zipped.read("setup.sh").decode(), work)
         names = zipped.namelist()
         expect(not any(n.startswith("solutions/") or "/bugzoo/" in n for n in names) and
                f"chapters/{CH4}/hidden_checks.cpp" in names,
@@ -231,6 +252,9 @@ def prairielearn_image(base_image: str, work: Path) -> tuple[str, float | None]:
     context = work / "prairielearn-context"
     subprocess.run(["/usr/bin/python3", str(WORKBOOK), "prairielearn-grader", str(context), "--chapters", "4",
                     "--base", base_image], check=True, capture_output=True)
+    packaged = with_packages(base_image, (context / "source" / "setup.sh").read_text(), work)
+    subprocess.run(["/usr/bin/python3", str(WORKBOOK), "prairielearn-grader", str(context), "--chapters", "4",
+                    "--base", packaged], check=True, capture_output=True)
     expect(not (context / "source" / "solutions").exists() and not list(context.rglob("bugzoo")) and
            (context / "source" / "chapters" / CH4 / "hidden_checks.cpp").is_file(),
            "PrairieLearn's build context ships the hidden checks and no solutions (nor the bug zoo)")
@@ -393,8 +417,7 @@ def main(argv: list[str]) -> int:
             expect(not connections, f"{layout}: no connection reached the host's port {PORT}")
             print(f"{layout}: {sum(times[:-1]) / (len(times) - 1):.1f} s per submission in the container (its "
                   f"grader's own run; {times[-1]:.1f} s for the hostile one without Landlock, a new kit mode), "
-                  f"{whole:.0f} s for the container with all {len(times)} (creating a container of the image with "
-                  "the vfs storage driver copies it)", flush=True)
+                  f"{whole:.0f} s for the container with all {len(times)}", flush=True)
     finally:
         listener.close()
         shutil.rmtree(work, ignore_errors=True)

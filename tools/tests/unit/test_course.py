@@ -10,21 +10,26 @@
   $ and \\ included. A digest that quoted naively fails this (tried: f'"{text}"' breaks on the
   quote, and a list joined with ; from an unquoted value splits the summary).
 - The term file: chapters by number or folder, in its order, with its points; all_chapters takes
-  its points, term_chapters its selection; a chapter it does not know refused.
+  its points, term_chapters its selection; a chapter it does not know refused. The shipped graders
+  follow it as grade does: `./workbook gradescope-autograder` and `prairielearn-grader` without
+  --chapters grade the term's chapters and ship the term file (its points); --chapters still
+  chooses (in a fixture tree: a git checkout of the fixture course, seconds).
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 from scalebook.course import (ManifestError, all_chapters, cmake_digest, course_chapters, read_manifest,
                               term_chapters)
 from scalebook.lint import lint
-from tests.harness import COURSE_FOLDERS, FIXTURE_COURSE, ROOT, expect, finish
+from tests.harness import COURSE_FOLDERS, FIXTURE_COURSE, ROOT, expect, finish, fixture_tree
 
 SUMS, GAP = "01-fixture-sums", "03-fixture-gap"
 TRICKY = 'a summary; with "quotes", [brackets], ${not_a_variable} and a back\\slash'
@@ -122,7 +127,38 @@ def main() -> int:
         except ManifestError as error:
             said = str(error)
         expect("term.json" in said and "no chapter 2" in said, f"a term naming a chapter the course lacks is refused: {said!r}")
+        shipped_graders_follow_the_term(Path(temp) / "graders" / "tree")
     return finish("one parser: the manifests and the term as Python and CMake read them")
+
+
+def shipped_graders_follow_the_term(tree: Path) -> None:
+    """The Gradescope zip's and the PrairieLearn context's autograder.json, and their term.json."""
+    fixture_tree(tree)
+    (tree / "term.json").write_text(json.dumps({"chapters": [{"chapter": 3, "points": {"3.1": 4}}]}) + "\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@localhost"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the fixture course"]):
+        subprocess.run([*git, *command], cwd=tree, check=True, capture_output=True)
+
+    def shipped(command: str, *options: str) -> tuple[list[str], bool, str]:
+        out = tree.parent / f"{command}-{len(options)}"
+        target = out.with_suffix(".zip") if command == "gradescope-autograder" else out
+        done = subprocess.run([sys.executable, str(tree / "tools" / "workbook.py"), command, str(target), *options],
+                              cwd=tree, capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
+        if command == "gradescope-autograder" and target.is_file():
+            with zipfile.ZipFile(target) as archive:
+                config, term = json.loads(archive.read("autograder.json")), "term.json" in archive.namelist()
+        elif (target / "source" / "autograder.json").is_file():
+            config, term = json.loads((target / "source" / "autograder.json").read_text()), (target / "source" / "term.json").is_file()
+        else:
+            config, term = {}, False
+        return config.get("chapters", []), term, (done.stdout + done.stderr).strip()[-300:]
+
+    for command in ("gradescope-autograder", "prairielearn-grader"):
+        chapters, term, said = shipped(command)
+        expect(chapters == [GAP] and term, f"{command} grades the term's chapters and ships its points: {chapters}, "
+                                           f"term.json {'shipped' if term else 'not shipped'} {said if not chapters else ''}")
+        chapters, _, said = shipped(command, "--chapters", "1")
+        expect(chapters == [SUMS], f"{command} --chapters 1 grades chapter 1: {chapters} {said if not chapters else ''}")
 
 
 if __name__ == "__main__":

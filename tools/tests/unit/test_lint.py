@@ -4,7 +4,12 @@ none (the control: each problem below appears only when planted). The problems a
 an exercise 3.6 and a chapter 8 were added by hand: a file the manifest does not name, a function
 spelled differently in one place, an id with no advice, a hidden mutant without `# expect:`, a
 lesson that writes no data file, a chapter folder without a manifest, a `||` in a code span that
-Doxygen takes for a table, a range "ex1 to ex5" left behind by a sixth exercise, and the rest below.
+Doxygen takes for a table, a range "ex1 to ex5" left behind by a sixth exercise, and the rest below;
+and those met when chapter 8 was written with ./workbook new, which only the build or the docs'
+tests found: a return type no header declares (LayerNormGrads) and a struct without its
+SCALEBOOK_REMOTE_FIELDS line, \\f$ in a heading and TeX outside $...$ in a caption (the browser
+test), a snippet calling a helper the page never shows (docs/tests/check_helpers_shown.py). The
+same fixture with the helper shown, and math written $...$ in a heading, has none of them.
 Also: a rule added to PLUGINS is run (the prose check plugs in there), and `./workbook lint` itself
 prints FILE:LINE: lines and exits 1 on a problem, 0 on none.
 """
@@ -47,6 +52,33 @@ def third_exercise_prose_left(root: Path) -> None:
     line = next(l for l in before.splitlines() if "to `ex2_scaled.cpp`" in l)
     text = page.read_text()
     page.write_text(text.replace(line.replace("ex2_scaled.cpp", "ex3_extra.cpp"), line))
+
+
+HELPER = "double ones_total(int n) { return scalebook::ch01::total(scalebook::Matrix::Ones(n, n)); }\n\n"
+
+
+def snippet_with_helper(root: Path, helper_shown: bool) -> None:
+    """The page shows the lesson's loop (\\snippet), which calls a helper of the lesson's own; the
+    helper's definition inside the region or not."""
+    lesson = f"{SUMS}/lesson.cpp"
+    edit(root, lesson, "int main(", ("//! [loop]\n" + HELPER if helper_shown else HELPER + "//! [loop]\n") + "int main(")
+    edit(root, lesson, "const double t = scalebook::ch01::total(scalebook::Matrix::Ones(n, n));",
+         "const double t = ones_total(n);")
+    edit(root, lesson, '    lesson.end("totals");', '    //! [loop]\n    lesson.end("totals");')
+    edit(root, f"{SUMS}/lesson.md", "\\snippet 01-fixture-sums/lesson.out totals\n",
+         "\\snippet 01-fixture-sums/lesson.out totals\n\n\\snippet chapters/01-fixture-sums/lesson.cpp loop\n")
+
+
+def struct_result(root: Path, fields: str | None) -> None:
+    """1.2 returns a struct of the contract's, with a SCALEBOOK_REMOTE_FIELDS line naming FIELDS (None: none)."""
+    edit(root, f"{SUMS}/fixture_sums.hpp", "/// \\brief Exercise 1.2:",
+         "/// \\brief A result.\nstruct Scaling {\n  Matrix m;  ///< the matrix\n  double f = 0.0;  ///< its factor\n"
+         "  double twice() const { return 2 * f; }\n};\n\n/// \\brief Exercise 1.2:")
+    if fields is not None:
+        edit(root, f"{SUMS}/fixture_sums.hpp", "}  // namespace scalebook::ch01\n", "}  // namespace scalebook::ch01\n"
+             '#if __has_include("scalebook/remote.hpp")\n#include "scalebook/remote.hpp"\n'
+             f"SCALEBOOK_REMOTE_FIELDS(scalebook::ch01::Scaling, {fields});\n#endif\n")
+    edit(root, f"{SUMS}/remote.def", "SCALEBOOK_REMOTE(1.2, scaled, Matrix,", "SCALEBOOK_REMOTE(1.2, scaled, Scaling,")
 
 
 def planted_rule(folder: Path):
@@ -149,6 +181,36 @@ PLANTS = [
      f"{SUMS}/chapter.json", "sums.cpp, which is not in lib/src"),
     ("a term naming a chapter the course does not have", lambda r: write(r, "term.json", json.dumps({"chapters": [1, 2]})),
      "term.json", "no chapter 2"),
+    ("a return type no header declares", lambda r: edit(r, f"{SUMS}/remote.def", "SCALEBOOK_REMOTE(1.2, scaled, Matrix,",
+                                                        "SCALEBOOK_REMOTE(1.2, scaled, ScaledGrads,"),
+     f"{SUMS}/remote.def", "ScaledGrads (1.2's scaled) is declared neither in the chapter's headers nor in lib"),
+    ("a struct crossing to the grader without its fields line", lambda r: struct_result(r, None),
+     f"{SUMS}/fixture_sums.hpp", "struct Scaling crosses the grader's process boundary (1.2's scaled) but has no "
+                                 "SCALEBOOK_REMOTE_FIELDS(scalebook::ch01::Scaling, m, f);"),
+    ("a fields line naming the members out of order", lambda r: struct_result(r, "f, m"),
+     f"{SUMS}/fixture_sums.hpp", "names f, m; its data members are m, f, in that order"),
+    ("\\f$ in a heading", lambda r: edit(r, f"{SUMS}/lesson.md", "## Totals {#", "## Totals of \\f$n^2\\f$ ones {#"),
+     f"{SUMS}/lesson.md", "\\f$ in a heading"),
+    ("TeX outside $...$ in a figure's caption", lambda r: edit(r, f"{SUMS}/lesson.md", '"The total of an n x n matrix',
+                                                               '"The total of x_i over an n x n matrix'),
+     f"{SUMS}/lesson.md", "raw TeX in a figure's caption: 'x_i"),
+    ("a snippet calling a helper the page never shows", lambda r: snippet_with_helper(r, helper_shown=False),
+     f"{SUMS}/lesson.md", "call of ones_total (chapters/01-fixture-sums/lesson.cpp:"),
+    ("a snippet of a region its file does not have", lambda r: edit(r, f"{SUMS}/lesson.md", "\\snippet 01-fixture-sums/lesson.out totals\n",
+                                                                   "\\snippet chapters/01-fixture-sums/lesson.cpp loop\n"),
+     f"{SUMS}/lesson.md", "the file has no region marked //! [loop]"),
+    ("a check's own text naming a mistake", lambda r: edit(r, f"{SUMS}/checks.cpp", '"an empty matrix has no total"',
+                                                           '"looks like the total of nothing"'),
+     f"{SUMS}/checks.cpp", "a mistake named in a check's own text"),
+    ("a question in a message", lambda r: edit(r, f"{SUMS}/checks.cpp", '"the factor must be finite"',
+                                               '"was the factor finite?"'),
+     f"{SUMS}/checks.cpp", "a question in a message is a guess"),
+    ("a hidden check's message referring to a comment", lambda r: edit(r, f"{SUMS}/hidden_checks.cpp", 'sums every row") {',
+                                                                      'sums every row") {\n  INFO("as worked in the comment");'),
+     f"{SUMS}/hidden_checks.cpp", "refers to a comment the student does not see"),
+    ("advice keyed on a message's text", lambda r: edit(r, f"{SUMS}/hints.md", "If the check names [scaled_divided]:",
+                                                        "If the check says divided:"),
+     f"{SUMS}/hints.md", "advice keyed on a message's text"),
     ("a term giving points to an exercise that does not exist",
      lambda r: write(r, "term.json", json.dumps({"chapters": [{"chapter": 1, "points": {"1.9": 2}}]})),
      "term.json", "'1.9', which is not an exercise"),
@@ -160,6 +222,7 @@ def fixture(scratch: Path, name: str) -> Path:
     for folder in COURSE_FOLDERS:
         shutil.copytree(FIXTURE_COURSE / folder, root / folder)
     (root / "lib").symlink_to(ROOT / "lib")  # lib/src (what a manifest's "lib" may claim), check_messages.py
+    (root / "docs").symlink_to(ROOT / "docs")  # docs/tests/check_helpers_shown.py
     return root
 
 
@@ -176,6 +239,15 @@ def main() -> int:
             found = [p for p in problems if p.file == file and words in p.message]
             shown = str(found[0]) if found else f"not found among {[str(p) for p in problems][:4]}"
             expect(bool(found), f"{what}: {shown}")
+        # The controls of the rules chapter 8 met: the same fixture written as the rules ask.
+        root = fixture(scratch, "written-well")
+        snippet_with_helper(root, helper_shown=True)
+        struct_result(root, "m, f")
+        edit(root, f"{SUMS}/lesson.md", "## Totals {#", "## Totals of $x_{ij}$ {#")
+        edit(root, f"{SUMS}/lesson.md", '"The total of an n x n matrix', '"The total of $x_i$ over an n x n matrix')
+        problems, _ = linting.lint(root)
+        expect(not problems, "control: the helper shown in the snippet, the struct with its fields line, math in $...$ "
+                             f"in a heading and a caption: no problem {[str(p) for p in problems[:3]]}")
         # A rule added to PLUGINS runs on every chapter, its problems shown as lint's.
         root = fixture(scratch, "plugin")
         linting.PLUGINS.append("tests.unit.test_lint:planted_rule")

@@ -19,15 +19,16 @@ pointer or {?}); the rules themselves are tried on messages made to break each o
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from scalebook import ui
-from scalebook.course import ADVICE, all_chapters
+from scalebook import lint, ui
+from scalebook.course import all_chapters, course_chapters
 from scalebook.loop import run_checks as checks, screen
-from tests.harness import ROOT, load
+from tests.harness import COURSE_FOLDERS, FIXTURE_COURSE, ROOT, load
 
 lead = load(ROOT / "lib" / "tests" / "check_messages_lead.py")
 MESSAGE, arguments, code_only = lead.MESSAGE, lead.arguments, lead.code_only
@@ -89,56 +90,13 @@ def generic_leads(chapters: Path) -> list[str]:
     return found
 
 
-def string_literals(text: str) -> list[tuple[int, str]]:
-    """(offset, text) of every string literal in C++ source whose comments are blanked."""
-    return [(m.start(), m.group(1)) for m in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', text)]
-
-
-def named_mistake_problems(chapters: Path) -> list[str]:
-    """Named mistakes: declared, unique, snake_case, with advice; no guess outside the helpers."""
+def named_mistake_problems(root: Path) -> list[str]:
+    """Named mistakes (declared, unique, snake_case, with advice; no guess outside the helpers), by
+    lint's rules (scalebook.lint: named_mistakes, check_texts), on every chapter of ROOT."""
     found = []
-    for folder in sorted(p for p in chapters.iterdir() if (p / "checks.cpp").exists()):
-        source = folder / "checks.cpp"
-        text = code_only(source.read_text())
-        ids = check_messages.declared_ids(source)
-        for mistake in ids:
-            if not check_messages.ID.match(mistake):
-                found.append(f"{folder.name}: the mistake id {mistake!r} is not snake_case")
-        for mistake in sorted({m for m in ids if ids.count(m) > 1}):
-            found.append(f"{folder.name}: the mistake id [{mistake}] is declared twice")
-        advice = set()
-        hints = folder / "hints.md"
-        for line in hints.read_text().splitlines():
-            match = ADVICE.match(line.strip())
-            if match:
-                advice.add(match.group(1))
-            elif line.startswith("If the check says"):
-                found.append(f"{folder.name}/hints.md: advice keyed on the message's text: {line[:60]}... (use "
-                             f"'If the check names [ID]:')")
-        for mistake in ids:
-            if mistake not in advice:
-                found.append(f"{folder.name}: the mistake [{mistake}] has no advice in hints.md "
-                             f"('If the check names [{mistake}]: ...')")
-        for mistake in sorted(advice - set(ids)):
-            found.append(f"{folder.name}/hints.md: advice for [{mistake}], which the checks do not declare")
-        for mutant in sorted((folder / "bugzoo").glob("*.mutant")):
-            fields = check_messages.mutant_fields(mutant)
-            for mistake in [fields["id"], *fields["also"].split()]:
-                if mistake not in ids:
-                    found.append(f"{mutant.relative_to(chapters.parent)}: its id [{mistake}] is not declared in the checks")
-        for at, literal in string_literals(text):
-            line = text.count("\n", 0, at) + 1
-            if re.search(r"known mistake|looks like", literal):
-                found.append(f"{folder.name}/checks.cpp:{line}: a mistake named in a check's own text; name it with "
-                             f"suspect() on evidence: {literal[:60]!r}")
-            if "?" in literal:
-                found.append(f"{folder.name}/checks.cpp:{line}: a question in a message is a guess; state the rule or "
-                             f"name the mistake on evidence: {literal[:60]!r}")
-            if check_messages.HIDDEN.search(literal):
-                found.append(f"{folder.name}/checks.cpp:{line}: a message refers to a comment the student does not "
-                             f"see: {literal[:60]!r}")
-        if "name_mistakes" in text:
-            found.append(f"{folder.name}/checks.cpp: calls detail::name_mistakes, which names a mistake without evidence")
+    for chapter in course_chapters(root):
+        files = lint.ChapterFiles(root, chapter)
+        found += [str(problem) for rule in (lint.named_mistakes, lint.check_texts) for problem in rule(files)]
     return found
 
 
@@ -269,7 +227,16 @@ def main() -> int:
     expect(literal('"a " "b" + x') == "a b" and literal("on << \"x\"") is None, "literal() misreads a message")
 
     # Named mistakes and the rules of every failure message.
-    failures.extend(named_mistake_problems(CHAPTERS))
+    failures.extend(named_mistake_problems(ROOT))
+    with tempfile.TemporaryDirectory(prefix="scalebook-messages-") as temp:
+        course = Path(temp)
+        for folder in COURSE_FOLDERS:
+            shutil.copytree(FIXTURE_COURSE / folder, course / folder)
+        (course / "lib").symlink_to(ROOT / "lib")
+        checks_file = course / "chapters" / "01-fixture-sums" / "checks.cpp"
+        checks_file.write_text(checks_file.read_text().replace('"the factor must be finite"', '"was the factor finite?"'))
+        expect(any("a question in a message is a guess" in p for p in named_mistake_problems(course)),
+               "the named-mistake rules (lint's) miss a question planted in the fixture course's checks")
     failures.extend(detector_problems())
     build = Path(sys.argv[1]) if len(sys.argv) > 1 else None
     if build is not None:

@@ -65,7 +65,8 @@ def results(report: dict, options: Options | None = None) -> dict:
             tests.append({"name": counted["name"], "number": f"{chapter_number}.hidden", "score": 0.0, "max_score": 0.0,
                           "status": counted["status"], "visibility": "visible",
                           "tags": [counted["chapter"], "hidden"],
-                          "output": f"{counted['checks']} further checks of {counted['chapter']} ran at grading "
+                          "output": f"{counted['checks']} further check{'s' if counted['checks'] != 1 else ''} of "
+                                    f"{counted['chapter']} ran at grading "
                                     f"(hidden checks): {counted['passed']} passed, {number(counted['points'])} of "
                                     f"{number(counted['max_points'])} points, counted in the score."})
     output = (f"{number(report['score'])}/{report['max_score']} points; {provenance(report)}. "
