@@ -15,6 +15,9 @@
 // Throw ShapeError if x is empty or y's length differs from x's rows; ValueError for NaN or
 // infinity in x or y, a learning rate or tolerance that is not positive and finite, or
 // max_iterations < 0.
+// Products and the wait at each save: Eigen's x * w compiles its blocked product code into your
+// file; x.lazyProduct(w) and x.transpose().lazyProduct(r) compute the same products entry by entry
+// and compile in three quarters of the time.
 //
 // ---- Your code goes below this line; fixes to the lines above never touch it ----
 #include "feature_scaling.hpp"

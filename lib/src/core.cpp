@@ -72,14 +72,41 @@ void not_implemented(std::string_view exercise_id, std::string_view function) {
   throw NotImplemented(std::string(exercise_id), std::string(function));
 }
 
-void require_nonempty(std::string_view function, std::string_view name,
-                      const Eigen::Ref<const Matrix>& m) {
-  if (m.size() == 0) {
+namespace detail {
+namespace {
+std::string shape_text(Index rows, Index cols) {
+  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+}
+}  // namespace
+
+void require_nonempty(std::string_view function, std::string_view name, Index rows, Index cols) {
+  if (rows == 0 || cols == 0) {
     std::ostringstream out;
-    out << function << ": " << name << " is empty " << shape_of(m);
+    out << function << ": " << name << " is empty " << shape_text(rows, cols);
     throw ShapeError(out.str());
   }
 }
+
+void require_shape(std::string_view function, std::string_view name, Index rows, Index cols,
+                   Index want_rows, Index want_cols) {
+  if (rows != want_rows || cols != want_cols) {
+    std::ostringstream out;
+    out << function << ": " << name << " must be (" << want_rows << ", " << want_cols << "), got "
+        << shape_text(rows, cols);
+    throw ShapeError(out.str());
+  }
+}
+
+void require_same_cols(std::string_view function, std::string_view a_name, Index a_rows, Index a_cols,
+                       std::string_view b_name, Index b_rows, Index b_cols) {
+  if (a_cols != b_cols) {
+    std::ostringstream out;
+    out << function << ": " << a_name << ' ' << shape_text(a_rows, a_cols) << " and " << b_name << ' '
+        << shape_text(b_rows, b_cols) << " must have the same number of columns";
+    throw ShapeError(out.str());
+  }
+}
+}  // namespace detail
 
 void require_finite(std::string_view function, std::string_view name,
                     const Eigen::Ref<const Matrix>& m) {
@@ -95,34 +122,16 @@ void require_finite(std::string_view function, std::string_view name,
   }
 }
 
-void require_shape(std::string_view function, std::string_view name,
-                   const Eigen::Ref<const Matrix>& m, Index rows, Index cols) {
-  if (m.rows() != rows || m.cols() != cols) {
-    std::ostringstream out;
-    out << function << ": " << name << " must be (" << rows << ", " << cols << "), got "
-        << shape_of(m);
-    throw ShapeError(out.str());
-  }
+// require_finite's overloads for Matrix, Vector and RowVector: the Eigen::Ref each binds is made
+// here, once.
+void require_finite(std::string_view function, std::string_view name, const Matrix& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
 }
-
-void require_same_cols(std::string_view function, std::string_view a_name,
-                       const Eigen::Ref<const Matrix>& a, std::string_view b_name,
-                       const Eigen::Ref<const Matrix>& b) {
-  if (a.cols() != b.cols()) {
-    std::ostringstream out;
-    out << function << ": " << a_name << ' ' << shape_of(a) << " and " << b_name << ' '
-        << shape_of(b) << " must have the same number of columns";
-    throw ShapeError(out.str());
-  }
+void require_finite(std::string_view function, std::string_view name, const Vector& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
 }
-
-void require_queries_keys(std::string_view function, const Eigen::Ref<const Matrix>& q,
-                          const Eigen::Ref<const Matrix>& k) {
-  require_nonempty(function, "q", q);
-  require_nonempty(function, "k", k);
-  require_same_cols(function, "q", q, "k", k);
-  require_finite(function, "q", q);
-  require_finite(function, "k", k);
+void require_finite(std::string_view function, std::string_view name, const RowVector& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
 }
 
 void require_positive(std::string_view function, std::string_view name, long long value) {

@@ -28,11 +28,11 @@ DescentResult gradient_descent(const Matrix& x, const Vector& y, double learning
   result.weights = Vector::Zero(x.cols());
   result.bias = 0.0;
   while (true) {
-    const Vector r = (x * result.weights).array() + result.bias - y.array();  // residuals (n)
+    const Vector r = x.lazyProduct(result.weights).array() + result.bias - y.array();  // residuals (n)
     const double loss = r.squaredNorm() / (2.0 * n);
     result.loss.push_back(loss);
     if (!std::isfinite(loss)) return result;  // diverged: converged stays false
-    const Vector g_w = x.transpose() * r / n;
+    const Vector g_w = x.transpose().lazyProduct(r) / n;
     const double g_b = r.sum() / n;
     if (std::sqrt(g_w.squaredNorm() + g_b * g_b) <= tolerance) {
       result.converged = true;

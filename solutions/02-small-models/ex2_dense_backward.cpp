@@ -24,16 +24,16 @@ DenseGradients dense_backward(const Matrix& x, const Matrix& w, const RowVector&
   require_finite(fn, "grad_out", grad_out);
   Matrix dz = grad_out;  // (n, out): the gradient at z = x w + b
   if (relu) {
-    Matrix z = x * w;
+    Matrix z = x.lazyProduct(w);
     z.rowwise() += b;
     for (Index i = 0; i < z.rows(); ++i)
       for (Index j = 0; j < z.cols(); ++j)
         if (!(z(i, j) > 0.0)) dz(i, j) = 0.0;  // ReLU passes the gradient only where z > 0
   }
   DenseGradients g;
-  g.dw = x.transpose() * dz;    // (in, out)
+  g.dw = x.transpose().lazyProduct(dz);  // (in, out)
   g.db = dz.colwise().sum();    // (1, out): summed over the rows, not averaged
-  g.dx = dz * w.transpose();    // (n, in)
+  g.dx = dz.lazyProduct(w.transpose());  // (n, in)
   return g;
 }
 

@@ -78,27 +78,66 @@ std::string shape_of(const Eigen::EigenBase<Derived>& m) {
   return "(" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + ")";
 }
 
+namespace detail {
+// What the shape checks below compute, compiled once in lib: they read a matrix's rows and
+// columns only, so the calling file instantiates nothing of Eigen for them.
+void require_nonempty(std::string_view function, std::string_view name, Index rows, Index cols);
+void require_shape(std::string_view function, std::string_view name, Index rows, Index cols,
+                   Index want_rows, Index want_cols);
+void require_same_cols(std::string_view function, std::string_view a_name, Index a_rows, Index a_cols,
+                       std::string_view b_name, Index b_rows, Index b_cols);
+}  // namespace detail
+
 /// Throws ShapeError "function: name is empty (0, 3)" when m has no entries.
-void require_nonempty(std::string_view function, std::string_view name,
-                      const Eigen::Ref<const Matrix>& m);
+template <class Derived>
+void require_nonempty(std::string_view function, std::string_view name, const Eigen::EigenBase<Derived>& m) {
+  detail::require_nonempty(function, name, m.rows(), m.cols());
+}
+
+// require_finite takes a Matrix, a Vector or a RowVector as it is, by overloads compiled once in
+// lib (binding the argument to an Eigen::Ref costs the calling file a few hundredths of a second of
+// compile time, at every save). Any other matrix of doubles (a block, a map, an expression) goes
+// through the template, which views it as an Eigen::Ref<const Matrix>.
 
 /// Throws ValueError naming the first non-finite entry (NaN or ±inf) and its position.
 void require_finite(std::string_view function, std::string_view name,
                     const Eigen::Ref<const Matrix>& m);
+/// require_finite for a Matrix, compiled once.
+void require_finite(std::string_view function, std::string_view name, const Matrix& m);
+/// require_finite for a Vector, compiled once.
+void require_finite(std::string_view function, std::string_view name, const Vector& m);
+/// require_finite for a RowVector, compiled once.
+void require_finite(std::string_view function, std::string_view name, const RowVector& m);
+/// require_finite for a block or any other matrix expression of doubles.
+template <class Derived>
+void require_finite(std::string_view function, std::string_view name, const Eigen::MatrixBase<Derived>& m) {
+  require_finite(function, name, Eigen::Ref<const Matrix>(m));
+}
 
 /// Throws ShapeError unless m is rows × cols.
-void require_shape(std::string_view function, std::string_view name,
-                   const Eigen::Ref<const Matrix>& m, Index rows, Index cols);
+template <class Derived>
+void require_shape(std::string_view function, std::string_view name, const Eigen::EigenBase<Derived>& m,
+                   Index rows, Index cols) {
+  detail::require_shape(function, name, m.rows(), m.cols(), rows, cols);
+}
 
 /// Throws ShapeError unless a and b have the same number of columns (e.g. queries and keys share d_k).
-void require_same_cols(std::string_view function, std::string_view a_name,
-                       const Eigen::Ref<const Matrix>& a, std::string_view b_name,
-                       const Eigen::Ref<const Matrix>& b);
+template <class A, class B>
+void require_same_cols(std::string_view function, std::string_view a_name, const Eigen::EigenBase<A>& a,
+                       std::string_view b_name, const Eigen::EigenBase<B>& b) {
+  detail::require_same_cols(function, a_name, a.rows(), a.cols(), b_name, b.rows(), b.cols());
+}
 
 /// The checks every attention function makes of its queries (n, d_k) and keys (m, d_k): neither
 /// empty (ShapeError), the same d_k (ShapeError), only finite values (ValueError).
-void require_queries_keys(std::string_view function, const Eigen::Ref<const Matrix>& q,
-                          const Eigen::Ref<const Matrix>& k);
+template <class Q, class K>
+void require_queries_keys(std::string_view function, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<K>& k) {
+  require_nonempty(function, "q", q);
+  require_nonempty(function, "k", k);
+  require_same_cols(function, "q", q, "k", k);
+  require_finite(function, "q", q.derived());
+  require_finite(function, "k", k.derived());
+}
 
 /// Throws ShapeError unless value > 0, e.g. "attention: d_k must be positive, got 0".
 void require_positive(std::string_view function, std::string_view name, long long value);

@@ -13,7 +13,9 @@ the day). Prints the wall time of the whole class, the time per submission, and,
 writes a CTest tree (DIR/ctest), the seconds its steps spent compiling, linking and checking.
 The CPU time is the whole machine's busy time while the class is graded (/proc/stat): a box's
 processes are not the grader's children once bubblewrap's init has them, so the grader's own
-rusage misses most of them; on a quiet machine the busy time is the grading's.
+rusage misses most of them; on a quiet machine the busy time is the grading's. Run as root where
+the cpuacct controller is mounted (cgroup v1), it also prints the grading's own CPU seconds, every
+box included, which other work on a shared machine leaves alone.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from scalebook.config import ROOT
+from scalebook.grading.ledger import Ledger
 
 
 def make_class(tree: Path, into: Path, count: int, kind: str) -> list[Path]:
@@ -68,6 +71,40 @@ def breakdown(out: Path) -> dict[str, float]:
     return seconds
 
 
+class CpuGroup:
+    """A cgroup (v1 cpuacct) the grading runs in: every process it starts stays in it, the boxes'
+    included (the sandbox moves them into cgroups of the memory, pids and cpu controllers only), so
+    its CPU seconds are the grading's own, whatever else the machine runs. None where it cannot be
+    made (not root, no cpuacct hierarchy)."""
+
+    ROOT = Path("/sys/fs/cgroup/cpuacct")
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        if os.geteuid() != 0 or not (self.ROOT / "cpuacct.usage").exists():
+            return
+        path = self.ROOT / f"scalebook-time-grading-{os.getpid()}"
+        try:
+            path.mkdir()
+            self.path = path
+        except OSError:
+            pass
+
+    def enter(self) -> None:
+        if self.path is not None:
+            (self.path / "cgroup.procs").write_text(str(os.getpid()))
+
+    def seconds(self) -> float | None:
+        return None if self.path is None else int((self.path / "cpuacct.usage").read_text()) / 1e9
+
+    def close(self) -> None:
+        if self.path is not None:
+            try:
+                self.path.rmdir()
+            except OSError as error:  # a process still in it: left for the machine's owner to see
+                print(f"time grading: could not remove {self.path}: {error}", file=sys.stderr)
+
+
 def busy_seconds() -> float:
     """The seconds all CPUs of the machine have spent busy since boot (/proc/stat: every state
     but idle and iowait)."""
@@ -96,12 +133,17 @@ def main(argv: list[str] | None = None) -> int:
             print(warm.stdout[-3000:])
             return 1
         out = args.keep.resolve() if args.keep else scratch / "grades"
+        group = CpuGroup()
         busy_before = busy_seconds()
         start = time.monotonic()
-        result = subprocess.run([*grade, "--out", str(out), *map(str, submissions)],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        wall = time.monotonic() - start
-        cpu = busy_seconds() - busy_before
+        try:
+            result = subprocess.run([*grade, "--out", str(out), *map(str, submissions)], preexec_fn=group.enter,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            wall = time.monotonic() - start
+            cpu = busy_seconds() - busy_before
+            own = group.seconds()
+        finally:
+            group.close()
         if result.returncode != 0:
             print(result.stdout[-3000:])
             return 1
@@ -113,7 +155,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{cpu / len(submissions):.2f} per submission, {cpu / wall:.2f} of its {os.cpu_count()} cores on "
               f"average (all of it the grading's on a quiet machine); load average then "
               f"{open('/proc/loadavg').read().split()[0]}")
-        per = [r["seconds"] for r in reports]
+        if own is not None:
+            print(f"  the grading's own CPU (a cpuacct cgroup holding the grader and every box it started): "
+                  f"{own:.0f} s, {own / len(submissions):.2f} per submission, {own / wall:.2f} cores on average")
+        # Each submission's time from start to report is in the instructor's record (never in what
+        # the student receives).
+        per = [json.loads(p.read_text())["seconds"] for p in out.glob("ctest/students/*/record.json")]
         print(f"  one submission from start to report: median {sorted(per)[len(per) // 2]:.1f} s, "
               f"max {max(per):.1f} s")
         if (out / "ctest").is_dir():
@@ -125,6 +172,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"{1000 * seconds['checks'] / max(1, seconds['checks counted']):.0f} ms each); "
                   f"{seconds['compiles cached']} of {len({t['exercise'] for t in reports[0]['tests']}) * n} exercise compiles "
                   f"and {seconds['links cached']} of {seconds['links']} chapter links were identical files'")
+            # The compilers' own CPU seconds, from the submissions' budget ledgers (each box's shell
+            # reports its compiler's `times`): the one figure here that other work on the machine
+            # does not inflate.
+            spent = [Ledger(path).spent("compile") for path in out.glob("ctest/**/ledger")]
+            if spent:
+                print(f"  compiler CPU per submission (the budget ledgers): {sum(spent) / n:.2f} s, "
+                      f"max {max(spent):.2f} s")
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
