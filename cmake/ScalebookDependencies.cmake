@@ -13,9 +13,6 @@ scalebook_require_package(Eigen3_FOUND libeigen3-dev "Eigen 3.4")
 find_package(doctest 2.4 QUIET)
 scalebook_require_package(doctest_FOUND doctest-dev "the doctest test framework")
 
-find_package(rapidcheck QUIET)
-scalebook_require_package(rapidcheck_FOUND librapidcheck-dev "RapidCheck (the checks' properties on generated inputs)")
-
 if(SCALEBOOK_BUILD_DOCS)
   find_package(Doxygen 1.9 QUIET COMPONENTS dot)
   scalebook_require_package(DOXYGEN_FOUND "doxygen graphviz" "Doxygen and Graphviz (for the book)")

@@ -2,13 +2,13 @@
 """Apply one bug-zoo mutant (chapters/NN-topic/bugzoo/NAME.mutant) to the current reference.
 
     apply_mutant.py MUTANT SOLUTIONS_DIR OUTPUT_FILE      writes the mutated copy of the named file
-    apply_mutant.py --field FIELD MUTANT                   prints a header field (mistake, id, file)
+    apply_mutant.py --field FIELD MUTANT                   prints a header field (mistake, id, also, file)
 
 A mutant is a small change, never a copy: header lines `mistake:` and `file:` (a file of
 solutions/NN-topic/), optionally `id:` (the id of the named mistake it is an instance of, when
-another mutant's name is that id; by default the mutant's own name), then hunks. There is no
-`also:` line: two mistakes whose outputs coincide on a check's input are told apart by a second
-input, or named by neither (scalebook/diagnosis.hpp), so a mutant's messages name its id alone. A hunk is a run of `-` lines, the exact text of consecutive
+another mutant's name is that id; by default the mutant's own name) and `also:` (ids of other
+mistakes whose output it also gives on some check's input, space-separated, each with its reason
+in a comment), then hunks. A hunk is a run of `-` lines, the exact text of consecutive
 lines of the reference, followed by the `+` lines that replace them; `@@` separates hunks and `#`
 starts a comment. Each run of `-` lines must occur exactly once in the reference: when the
 reference moves on, the mutant stops applying and the build says so, instead of testing old code.
@@ -19,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-FIELDS = ("mistake", "id", "file")
+FIELDS = ("mistake", "id", "also", "file")
 REQUIRED = ("mistake", "file")
 
 
@@ -56,15 +56,13 @@ def parse(path: Path) -> tuple[dict[str, str], list[tuple[list[str], list[str]]]
             continue
         else:
             key, sep, value = line.partition(":")
-            if sep and key.strip() == "also" and not removed:
-                raise MutantError(f"{path}:{number}: an 'also:' line: a mutant's messages name its own mistake alone "
-                                  f"(where two mistakes give one output, a check tells them apart or names neither)")
             if not sep or key.strip() not in FIELDS or removed:
-                raise MutantError(f"{path}:{number}: expected 'mistake:', 'id:', 'file:', "
+                raise MutantError(f"{path}:{number}: expected 'mistake:', 'id:', 'also:', 'file:', "
                                   f"a '-'/'+' line or '@@', got: {line!r}")
             fields[key.strip()] = value.strip()
     close_hunk(0)
     fields.setdefault("id", path.stem)
+    fields.setdefault("also", "")
     missing = [f for f in REQUIRED if not fields.get(f)]
     if missing:
         raise MutantError(f"{path}: missing {', '.join(missing)}")

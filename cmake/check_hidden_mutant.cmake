@@ -63,10 +63,4 @@ endif()
 if(NOT named)
   message(FATAL_ERROR "${mistake}\n-> ${hidden_failed} hidden checks fail, but none says \"${expect}\"")
 endif()
-# And no message names a mistake this mutant is not (lib/tests/check_messages.py --hidden).
-execute_process(COMMAND "${PYTHON}" "${RULES}" --hidden "${MUTANT}" "${RESULTS}"
-                OUTPUT_VARIABLE said ERROR_VARIABLE said RESULT_VARIABLE bad)
-if(NOT bad EQUAL 0)
-  message(FATAL_ERROR "${mistake}\n${said}")
-endif()
 message(STATUS "${mistake}: every visible check passes, ${hidden_failed} of ${hidden_total} hidden checks fail; one says \"${expect}\"")

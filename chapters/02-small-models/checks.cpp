@@ -16,10 +16,8 @@
 #include <utility>
 #include <limits>
 #include <string>
-#include <tuple>
 #include <vector>
 
-#include "scalebook/properties.hpp"
 #include "scalebook/random.hpp"
 #include "scalebook/testing.hpp"
 #include "small_models.hpp"
@@ -64,7 +62,6 @@ const double kInf = std::numeric_limits<double>::infinity();
 // The known mistakes, each named only when the output is what it gives (ids: bugzoo/).
 constexpr Named kBiasMissing{"dense_bias_missing", "the bias not added to every row"};
 constexpr Named kReluMissing{"relu_missing", "ReLU not applied: negative outputs kept"};
-constexpr Named kReluAbs{"relu_absolute_value", "ReLU taken as the absolute value |z| instead of max(0, z): negative outputs must become 0"};
 constexpr Named kReluBeforeBias{"relu_before_bias", "ReLU applied before the bias was added: relu(x w) + b instead of relu(x w + b)"};
 constexpr Named kReluWrongSide{"relu_gradient_wrong_side", "ReLU's gradient passed where z <= 0 and stopped where z > 0"};
 constexpr Named kReluAtZero{"relu_gradient_at_zero", "ReLU's gradient passed at z = 0 exactly: it must be 0 there, as in Keras and PyTorch"};
@@ -75,22 +72,17 @@ constexpr Named kNoSqrt{"rmsprop_no_sqrt", "RMSprop divides by v + eps instead o
 constexpr Named kEpsOutside{"rmsprop_eps_outside", "epsilon outside the square root: sqrt(v) + eps instead of sqrt(v + eps) (Keras's form)"};
 constexpr Named kRhoSwapped{"rmsprop_rho_swapped", "rho and 1 - rho swapped in the running mean square"};
 constexpr Named kOldVelocity{"rmsprop_old_velocity", "the step divided by the old velocity, before updating it"};
-constexpr Named kVelocityUnsquared{"rmsprop_velocity_unsquared", "the running mean takes |g| (or g) instead of g^2: it is a mean of squares"};
-constexpr Named kTimesRoot{"rmsprop_times_root", "the step multiplied by sqrt(v + eps) instead of divided by it"};
 constexpr Named kRhoZeroRejected{"rho_zero_rejected", "rho = 0 rejected: 0 <= rho < 1 admits it (no history: v = g^2)"};
 constexpr Named kHyperThreshold{"hyperparameter_threshold", "a tiny positive learning_rate or epsilon rejected: every value above 0 is valid, however small"};
 constexpr Named kOverlap{"folds_overlap", "each validation fold takes one row too many, [i s, (i + 1) s] instead of [i s, (i + 1) s): neighbouring folds overlap"};
 constexpr Named kRemainder{"last_fold_takes_remainder", "the last fold also validates the n - k floor(n / k) remainder rows: DLwP's folds all have floor(n / k) rows"};
 constexpr Named kRemainderDropped{"remainder_dropped", "the remainder rows dropped: the last n - k floor(n / k) rows must train in every fold"};
-constexpr Named kTrainAll{"folds_train_on_validation", "every row trains in every fold, the validation rows too: train and validation must be disjoint"};
 constexpr Named kCeilSize{"fold_size_rounded_up", "folds of ceil(n / k) rows instead of floor(n / k)"};
 constexpr Named kFactorSwapped{"smoothing_factor_swapped", "factor and 1 - factor swapped: the previous smoothed value gets the weight factor"};
 constexpr Named kStartZero{"smoothing_starts_at_zero", "the smoothed curve starts from 0 instead of from the first value"};
-constexpr Named kPreviousRaw{"smoothing_from_raw", "each step mixes in the previous raw value v_{t-1} instead of the previous smoothed one s_{t-1}"};
 constexpr Named kSmoothFloat{"smoothing_in_float", "the smoothed values kept in a float (about 7 significant digits)"};
 constexpr Named kLastMinimum{"best_epoch_last_tie", "on a tie the last smallest value wins instead of the first"};
 constexpr Named kOneBased{"best_epoch_one_based", "the epoch counted from 1: the contract's index is 0-based"};
-constexpr Named kVersusPrevious{"best_epoch_versus_previous", "each value compared with the one before it instead of with the smallest so far: the last improvement wins, not the minimum"};
 constexpr Named kLargest{"best_epoch_largest", "the index of the largest value instead of the smallest"};
 
 constexpr char kThrowsShape[] = "bad shapes must throw ShapeError, with the function's name first";
@@ -154,6 +146,28 @@ ch02::DenseGradients backward_by(const Matrix& x, const Matrix& w, const RowVect
   return {x.transpose() * dz, dz.colwise().sum(), dz * w.transpose()};
 }
 
+// The named mistakes of 2.2 whose gradient of kind WHICH (0 dw, 1 db, 2 dx) equals ACTUAL.
+std::string backward_mistakes(const Matrix& actual, int which, const Matrix& x, const Matrix& w, const RowVector& b,
+                              bool relu, const Matrix& g) {
+  const auto pick = [&](const ch02::DenseGradients& d) -> Matrix { return which == 0 ? d.dw : which == 1 ? Matrix(d.db) : d.dx; };
+  if (!relu) {
+    const ch02::DenseGradients right = backward_by(x, w, b, g, [](double) { return true; });
+    return which == 1 ? suspect(actual, {{kBiasMean, Matrix(right.db / static_cast<double>(x.rows()))}}) : "";
+  }
+  const ch02::DenseGradients right = backward_by(x, w, b, g, [](double z) { return z > 0.0; });
+  std::vector<scalebook::testing::Mistake> mistakes = {
+      {kReluWrongSide, pick(backward_by(x, w, b, g, [](double z) { return z <= 0.0; }))},
+      {kReluAtZero, pick(backward_by(x, w, b, g, [](double z) { return z >= 0.0; }))},
+      {kReluThreshold, pick(backward_by(x, w, b, g, [](double z) { return z > 1e-9; }))},
+      {kReluIgnored, pick(backward_by(x, w, b, g, [](double) { return true; }))}};
+  if (which == 1) mistakes.push_back({kBiasMean, Matrix(right.db / static_cast<double>(x.rows()))});
+  // A mistake whose output is the right one on this input proves nothing here: left out.
+  std::vector<scalebook::testing::Mistake> telling;
+  for (const auto& m : mistakes)
+    if (!near(m.output, pick(right), 1e-12)) telling.push_back(m);
+  return suspect(actual, telling, 1e-9);
+}
+
 // What a difference in a gradient's layout usually means: dw's rows are input features and its
 // columns output units; dx's rows are examples and its columns input features.
 std::string gradient_pattern(const Matrix& actual, const Matrix& expected, int which, double tol) {
@@ -205,6 +219,15 @@ bool same_folds(const std::vector<ch02::Fold>& a, const std::vector<ch02::Fold>&
   return true;
 }
 
+std::string fold_mistakes(const std::vector<ch02::Fold>& actual, Index n, int k) {
+  return scalebook::testing::suspect_by(actual,
+                                        {{kOverlap, folds_by(n, k, FoldSlip::Overlap)},
+                                         {kRemainder, folds_by(n, k, FoldSlip::Remainder)},
+                                         {kRemainderDropped, folds_by(n, k, FoldSlip::RemainderDropped)},
+                                         {kCeilSize, folds_by(n, k, FoldSlip::CeilSize)}},
+                                        same_folds);
+}
+
 // The smoothing recurrence, and its known slips.
 std::vector<double> smoothed_by(const std::vector<double>& v, double f, int slip) {  // 0 right, 1 swapped, 2 from 0, 3 float
   std::vector<double> s;
@@ -222,207 +245,22 @@ std::vector<double> smoothed_by(const std::vector<double>& v, double f, int slip
   return s;
 }
 
-// ---- the known mistakes of each exercise, told apart on batteries of inputs ------------------------
-// (scalebook/diagnosis.hpp: a mistake is named only when the output agrees with it on the failing
-// input and on every input of its exercise's battery; the build proves each battery separates.)
-
-Matrix dense_by(const Matrix& x, const Matrix& w, const RowVector& b, bool relu, int slip) {  // 0 right, 1 no bias, 2 relu missing, 3 relu before bias, 4 |z|
-  Matrix y = x * w;
-  if (slip == 3 && relu) y = y.cwiseMax(0.0);
-  if (slip != 1) y.rowwise() += b;
-  if (relu && slip != 2 && slip != 3) y = slip == 4 ? Matrix(y.cwiseAbs()) : Matrix(y.cwiseMax(0.0));
-  return y;
+std::string smoothing_mistakes(const std::vector<double>& actual, const std::vector<double>& v, double f) {
+  return suspect_values(actual, {{kFactorSwapped, smoothed_by(v, f, 1)}, {kStartZero, smoothed_by(v, f, 2)},
+                                 {kSmoothFloat, smoothed_by(v, f, 3)}}, 1e-15);
 }
 
-using DenseInput = std::tuple<Matrix, Matrix, RowVector, bool>;
-std::vector<DenseInput> dense_battery() {
-  Rng rng(2101);
-  const Matrix x = normal_matrix(3, 4, rng), w = normal_matrix(4, 5, rng);
-  const RowVector b = normal_matrix(1, 5, rng);
-  return {{from_rows(2, 2, {1, 2, -1, 0}), from_rows(2, 3, {1, 0, -1, 0, 1, 1}), row({0.5, -3, 0}), true},
-          {from_rows(2, 2, {1, 2, -1, 0}), from_rows(2, 3, {1, 0, -1, 0, 1, 1}), row({0.5, -3, 0}), false},
-          {x, w, b, true}, {x, w, b, false}};
-}
-
-const testing::Diagnosis<Matrix, Matrix, Matrix, RowVector, bool> kDenseSlips{
-    "2.1", [](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu) { return ch02::dense_forward(x, w, b, relu); },
-    [](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu) { return dense_by(x, w, b, relu, 0); },
-    {{kBiasMissing, [](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu) { return dense_by(x, w, b, relu, 1); }},
-     {kReluMissing, [](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu) { return dense_by(x, w, b, relu, 2); }},
-     {kReluBeforeBias, [](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu) { return dense_by(x, w, b, relu, 3); }},
-     {kReluAbs, [](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu) { return dense_by(x, w, b, relu, 4); }}},
-    dense_battery, testing::same_matrix(1e-12)};
-
-// The three gradients as one column: dw, db and dx entry by entry (a shape that differs matches nothing).
-Matrix flat(const ch02::DenseGradients& d) {
-  Matrix out(d.dw.size() + d.db.size() + d.dx.size() + 6, 1);
-  Index at = 0;
-  for (const Matrix& m : {d.dw, Matrix(d.db), d.dx}) {
-    out(at++, 0) = static_cast<double>(m.rows());
-    out(at++, 0) = static_cast<double>(m.cols());
-    for (Index i = 0; i < m.rows(); ++i)
-      for (Index j = 0; j < m.cols(); ++j) out(at++, 0) = m(i, j);
+std::string epoch_mistakes(Index actual, const std::vector<double>& v) {
+  Index first = 0, last = 0, largest = 0;
+  for (std::size_t t = 0; t < v.size(); ++t) {
+    if (v[t] < v[static_cast<std::size_t>(first)]) first = static_cast<Index>(t);
+    if (v[t] <= v[static_cast<std::size_t>(last)]) last = static_cast<Index>(t);
+    if (v[t] > v[static_cast<std::size_t>(largest)]) largest = static_cast<Index>(t);
   }
-  return out;
+  return suspect_exact(actual, {{kLastMinimum, last == first ? Index{-1} : last}, {kOneBased, first + 1},
+                                {kLargest, largest == first ? Index{-1} : largest}});
 }
 
-// flat()'s parts back: dw, db and dx as matrices.
-std::vector<Matrix> unflat(const Matrix& flat_parts) {
-  std::vector<Matrix> parts;
-  Index at = 0;
-  for (int k = 0; k < 3; ++k) {
-    const auto rows = static_cast<Index>(flat_parts(at++, 0)), cols = static_cast<Index>(flat_parts(at++, 0));
-    Matrix m(rows, cols);
-    for (Index i = 0; i < rows; ++i)
-      for (Index j = 0; j < cols; ++j) m(i, j) = flat_parts(at++, 0);
-    parts.push_back(m);
-  }
-  return parts;
-}
-
-using BackwardInput = std::tuple<Matrix, Matrix, RowVector, bool, Matrix>;
-using Gate = std::function<bool(double)>;
-std::function<Matrix(const Matrix&, const Matrix&, const RowVector&, const bool&, const Matrix&)> backward_with(Gate gate, bool mean_db = false) {
-  return [gate, mean_db](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu, const Matrix& g) {
-    ch02::DenseGradients d = backward_by(x, w, b, g, relu ? gate : Gate([](double) { return true; }));
-    if (mean_db) d.db /= static_cast<double>(x.rows());
-    return flat(d);
-  };
-}
-
-std::vector<BackwardInput> backward_battery() {
-  Rng rng(2202);
-  const Matrix x = normal_matrix(5, 4, rng), w = normal_matrix(4, 3, rng), g = normal_matrix(5, 3, rng);
-  const RowVector b = normal_matrix(1, 3, rng);
-  return {{x, w, b, true, g}, {x, w, b, false, g},
-          {from_rows(1, 2, {1, -1}), from_rows(2, 3, {1, 2, 0, 1, -1, 0}), row({0, -4, 3}), true, from_rows(1, 3, {10, 20, 30})},
-          {from_rows(1, 1, {1}), from_rows(1, 2, {1e-12, -1e-12}), row({0, 0}), true, from_rows(1, 2, {10, 20})}};
-}
-
-const testing::Diagnosis<Matrix, Matrix, Matrix, RowVector, bool, Matrix> kBackwardSlips{
-    "2.2",
-    [](const Matrix& x, const Matrix& w, const RowVector& b, const bool& relu, const Matrix& g) {
-      return flat(ch02::dense_backward(x, w, b, relu, g));
-    },
-    backward_with([](double z) { return z > 0.0; }),
-    {{kReluWrongSide, backward_with([](double z) { return z <= 0.0; })},
-     {kReluAtZero, backward_with([](double z) { return z >= 0.0; })},
-     {kReluThreshold, backward_with([](double z) { return z > 1e-9; })},
-     {kReluIgnored, backward_with([](double) { return true; })},
-     {kBiasMean, backward_with([](double z) { return z > 0.0; }, true)}},
-    backward_battery, testing::same_matrix(1e-9)};
-
-// One RMSprop step by the formula and with each known slip: the parameters over the velocity.
-using StepInput = std::tuple<Matrix, Matrix, Matrix, double, double, double>;
-Matrix step_by(const Matrix& p0, const Matrix& g, const Matrix& v0, double lr, double rho, double eps, const Named* slip) {
-  const auto is = [slip](const Named& m) { return slip != nullptr && std::string(slip->id) == m.id; };
-  Matrix p = p0, v = v0;
-  for (Index i = 0; i < p.rows(); ++i) {
-    for (Index j = 0; j < p.cols(); ++j) {
-      const double gj = g(i, j), old = v(i, j);
-      v(i, j) = is(kRhoSwapped) ? (1.0 - rho) * old + rho * gj * gj
-                : is(kVelocityUnsquared) ? rho * old + (1.0 - rho) * std::abs(gj)
-                                         : rho * old + (1.0 - rho) * gj * gj;
-      const double vv = is(kOldVelocity) ? old : v(i, j);
-      const double divisor = is(kNoSqrt) ? vv + eps : is(kEpsOutside) ? std::sqrt(vv) + eps : std::sqrt(vv + eps);
-      p(i, j) -= is(kTimesRoot) ? lr * gj * std::sqrt(vv + eps) : lr * gj / divisor;
-    }
-  }
-  Matrix both(2 * p.rows(), p.cols());
-  both << p, v;
-  return both;
-}
-
-const testing::Diagnosis<Matrix, Matrix, Matrix, Matrix, double, double, double> kStepSlips = [] {
-  using D = testing::Diagnosis<Matrix, Matrix, Matrix, Matrix, double, double, double>;
-  std::vector<D::Slip> slips;
-  for (const Named* mistake : {&kNoSqrt, &kEpsOutside, &kRhoSwapped, &kOldVelocity, &kVelocityUnsquared, &kTimesRoot})
-    slips.push_back({*mistake, [mistake](const Matrix& p, const Matrix& g, const Matrix& v, const double& lr, const double& rho, const double& eps) {
-                       return step_by(p, g, v, lr, rho, eps, mistake);
-                     }});
-  return D{"2.3",
-           [](const Matrix& p0, const Matrix& g, const Matrix& v0, const double& lr, const double& rho, const double& eps) {
-             Matrix p = p0, v = v0;
-             ch02::rmsprop_step(p, g, v, lr, rho, eps);
-             Matrix both(2 * p.rows(), p.cols());
-             both << p, v;
-             return both;
-           },
-           [](const Matrix& p, const Matrix& g, const Matrix& v, const double& lr, const double& rho, const double& eps) {
-             return step_by(p, g, v, lr, rho, eps, nullptr);
-           },
-           std::move(slips),
-           [] {
-             return std::vector<StepInput>{{from_rows(1, 3, {1, -2, 0.5}), from_rows(1, 3, {2, -1e-4, 0}), Matrix::Zero(1, 3), 1e-3, 0.9, 1e-7},
-                                           {Matrix::Constant(2, 2, 1.0), Matrix::Constant(2, 2, 0.3), Matrix::Constant(2, 2, 0.25), 0.01, 0.5, 1e-7},
-                                           {from_rows(2, 1, {0.5, -1}), from_rows(2, 1, {-3, 0.25}), from_rows(2, 1, {4, 0.01}), 0.1, 0.3, 1e-3}};
-           },
-           testing::same_matrix(1e-12)};
-}();
-
-// The folds as one matrix: per fold, its training rows then -1 - each validation row, padded.
-Matrix as_matrix(const std::vector<ch02::Fold>& folds) {
-  Index width = 0;
-  for (const ch02::Fold& f : folds) width = std::max<Index>(width, static_cast<Index>(f.train.size() + f.validation.size()) + 1);
-  Matrix m = Matrix::Constant(static_cast<Index>(folds.size()), width, kNaN);
-  for (std::size_t r = 0; r < folds.size(); ++r) {
-    Index at = 0;
-    for (Index i : folds[r].train) m(static_cast<Index>(r), at++) = static_cast<double>(i);
-    m(static_cast<Index>(r), at++) = -0.5;  // between the two lists
-    for (Index i : folds[r].validation) m(static_cast<Index>(r), at++) = -1.0 - static_cast<double>(i);
-  }
-  return m;
-}
-
-const testing::Diagnosis<Matrix, Index, int> kFoldSlips{
-    "2.4", [](const Index& n, const int& k) { return as_matrix(ch02::kfold_splits(n, k)); },
-    [](const Index& n, const int& k) { return as_matrix(folds_by(n, k, FoldSlip::None)); },
-    {{kOverlap, [](const Index& n, const int& k) { return as_matrix(folds_by(n, k, FoldSlip::Overlap)); }},
-     {kRemainder, [](const Index& n, const int& k) { return as_matrix(folds_by(n, k, FoldSlip::Remainder)); }},
-     {kRemainderDropped, [](const Index& n, const int& k) { return as_matrix(folds_by(n, k, FoldSlip::RemainderDropped)); }},
-     {kCeilSize, [](const Index& n, const int& k) { return as_matrix(folds_by(n, k, FoldSlip::CeilSize)); }},
-     {kTrainAll, [](const Index& n, const int& k) {
-        std::vector<ch02::Fold> folds = folds_by(n, k, FoldSlip::None);
-        for (ch02::Fold& f : folds) f.train = range(0, n);
-        return as_matrix(folds);
-      }}},
-    [] { return std::vector<std::tuple<Index, int>>{{10, 3}, {7, 2}, {9, 3}, {11, 4}}; }, testing::same_matrix(0.0)};
-
-const testing::Diagnosis<std::vector<double>, std::vector<double>, double> kSmoothSlips{
-    "2.5", [](const std::vector<double>& v, const double& f) { return ch02::smooth_curve(v, f); },
-    [](const std::vector<double>& v, const double& f) { return smoothed_by(v, f, 0); },
-    {{kFactorSwapped, [](const std::vector<double>& v, const double& f) { return smoothed_by(v, f, 1); }},
-     {kStartZero, [](const std::vector<double>& v, const double& f) { return smoothed_by(v, f, 2); }},
-     {kSmoothFloat, [](const std::vector<double>& v, const double& f) { return smoothed_by(v, f, 3); }},
-     {kPreviousRaw, [](const std::vector<double>& v, const double& f) {
-        std::vector<double> s;
-        for (std::size_t t = 0; t < v.size(); ++t) s.push_back(t == 0 ? v[0] : f * v[t - 1] + (1.0 - f) * v[t]);
-        return s;
-      }}},
-    [] {
-      return std::vector<std::tuple<std::vector<double>, double>>{{{1, 2, 4, 8, 5}, 0.75}, {{0.1, 1e9 + 0.3, -7, 3}, 0.9}, {{10, 0, 0, 0}, 0.5}};
-    },
-    [](const std::vector<double>& a, const std::vector<double>& b) {
-      return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) { return testing::same_output_number(x, y, 1e-15); });
-    }};
-
-const testing::Diagnosis<Index, std::vector<double>> kEpochSlips{
-    "2.6", [](const std::vector<double>& v) { return ch02::best_epoch(v); },
-    [](const std::vector<double>& v) { return static_cast<Index>(std::min_element(v.begin(), v.end()) - v.begin()); },
-    {{kLastMinimum, [](const std::vector<double>& v) {
-        Index last = 0;
-        for (std::size_t t = 0; t < v.size(); ++t) if (v[t] <= v[static_cast<std::size_t>(last)]) last = static_cast<Index>(t);
-        return last;
-      }},
-     {kOneBased, [](const std::vector<double>& v) { return static_cast<Index>(std::min_element(v.begin(), v.end()) - v.begin()) + 1; }},
-     {kLargest, [](const std::vector<double>& v) { return static_cast<Index>(std::max_element(v.begin(), v.end()) - v.begin()); }},
-     {kVersusPrevious, [](const std::vector<double>& v) {
-        Index best = 0;
-        for (std::size_t t = 1; t < v.size(); ++t) if (v[t] < v[t - 1]) best = static_cast<Index>(t);
-        return best;
-      }}},
-    [] { return std::vector<std::tuple<std::vector<double>>>{{{5, 3, 4, 3, 6}}, {{0.9, 0.5, 0.7, 0.6, 0.8}}, {{2, 1, 1.5, 1.2, 3, 0.5, 9}}}; },
-    [](const Index& a, const Index& b) { return a == b; }};
 
 }  // namespace
 
@@ -440,12 +278,13 @@ TEST_CASE("2.1 a hand-worked Dense layer with and without ReLU") {
   const Matrix no_bias = from_rows(2, 3, {1, 2, 1, -1, 0, 1});
   const Matrix y = ch02::dense_forward(x, w, b, false);
   CHECK_MESSAGE(near(y, linear), said("dense_forward(x, w, b, relu = false) must give x w + b = [[1.5, -1, 1], [-0.5, -3, 1]]",
-                                      kDenseSlips.name(x, w, b, false)));
+                                      suspect(y, {{kBiasMissing, no_bias}})));
   const Matrix r = ch02::dense_forward(x, w, b, true);
   // ReLU before the bias: relu(x w) = (1, 2, 1; 0, 0, 1), + b = (1.5, -1, 1; 0.5, -3, 1).
   CHECK_MESSAGE(near(r, from_rows(2, 3, {1.5, 0, 1, 0, 0, 1})),
                 said("dense_forward(x, w, b, relu = true) must give relu(x w + b) = [[1.5, 0, 1], [0, 0, 1]]",
-                     kDenseSlips.name(x, w, b, true)));
+                     suspect(r, {{kReluMissing, linear}, {kReluBeforeBias, from_rows(2, 3, {1.5, -1, 1, 0.5, -3, 1})},
+                                 {kBiasMissing, no_bias.cwiseMax(0.0)}})));
 }
 
 TEST_CASE("2.1 one row and one output, large magnitudes") {
@@ -505,15 +344,15 @@ TEST_CASE("2.2 gradients agree with finite differences") {
     CHECK_MESSAGE(near(d.dw, dw, 1e-7, Parts{"input feature", 1, "output unit", 1}),
                   said("dense_backward's dw" + mode + " differs from the central differences of L = sum G * y in w: " +
                            gradient_pattern(d.dw, dw, 0, 1e-7),
-                       kBackwardSlips.name(x, w, RowVector(b), relu, g)));
+                       backward_mistakes(d.dw, 0, x, w, b, relu, g)));
     CHECK_MESSAGE(near(d.db, db, 1e-7),
                   said("dense_backward's db" + mode + " differs from the central differences of L in b: db is the column "
                            "sums of dz, one per output unit",
-                       kBackwardSlips.name(x, w, RowVector(b), relu, g)));
+                       backward_mistakes(d.db, 1, x, w, b, relu, g)));
     CHECK_MESSAGE(near(d.dx, dx, 1e-7, Parts{"example", 1, "input feature", 1}),
                   said("dense_backward's dx" + mode + " differs from the central differences of L in x: " +
                            gradient_pattern(d.dx, dx, 2, 1e-7),
-                       kBackwardSlips.name(x, w, RowVector(b), relu, g)));
+                       backward_mistakes(d.dx, 2, x, w, b, relu, g)));
   }
 }
 
@@ -528,13 +367,13 @@ TEST_CASE("2.2 a hand-worked ReLU layer: the gradient stops where z is 0 or belo
   // dz = (0 at z = 0, 0 at z < 0, 30): dw = x^T dz, db = dz, dx = dz w^T = (30 * 0, 30 * 0) = (0, 0)
   CHECK_MESSAGE(near(d.db, row({0, 0, 30})),
                 said("dense_backward's db for z = (0, -1, 3) must pass the gradient (10, 20, 30) only where z > 0: (0, 0, 30)",
-                     kBackwardSlips.name(x, w, RowVector(b), true, g)));
+                     backward_mistakes(d.db, 1, x, w, b, true, g)));
   CHECK_MESSAGE(near(d.dw, from_rows(2, 3, {0, 0, 30, 0, 0, -30})),
                 said("dense_backward's dw = x^T dz for z = (0, -1, 3) and dz = (0, 0, 30) must be [[0, 0, 30], [0, 0, -30]]",
-                     kBackwardSlips.name(x, w, RowVector(b), true, g)));
+                     backward_mistakes(d.dw, 0, x, w, b, true, g)));
   CHECK_MESSAGE(near(d.dx, from_rows(1, 2, {0, 0})),
                 said("dense_backward's dx = dz w^T for z = (0, -1, 3) and dz = (0, 0, 30) must be (0, 0)",
-                     kBackwardSlips.name(x, w, RowVector(b), true, g)));
+                     backward_mistakes(d.dx, 2, x, w, b, true, g)));
 }
 
 TEST_CASE("2.2 a tiny positive z passes the gradient") {
@@ -547,7 +386,7 @@ TEST_CASE("2.2 a tiny positive z passes the gradient") {
   const ch02::DenseGradients d = ch02::dense_backward(x, w, row({0, 0}), true, g);
   CHECK_MESSAGE(near(d.db, row({10, 0})),
                 said("dense_backward's db for z = (1e-12, -1e-12) must be (10, 0): the gradient passes wherever z > 0, however small",
-                     kBackwardSlips.name(x, w, RowVector(row({0, 0})), true, g)));
+                     backward_mistakes(d.db, 1, x, w, row({0, 0}), true, g)));
 }
 
 TEST_CASE("2.2 grad_out of the wrong shape, empty or non-finite inputs throw") {
@@ -592,10 +431,11 @@ TEST_CASE("2.3 one step from zero velocity, by the formula") {
   }
   CHECK_MESSAGE(near(p, expected, 1e-13), said("rmsprop_step from p = (1, -2, 0.5), g = (2, -1e-4, 0), v = 0 with lr 1e-3, "
                                                "rho 0.9, eps 1e-7 must give p - lr g / sqrt(v + eps) with v = 0.1 g^2",
-                                               kStepSlips.name(p0, g, v0, 1e-3, 0.9, 1e-7)));
+                                               suspect(p, {{kNoSqrt, no_sqrt}, {kEpsOutside, eps_outside},
+                                                           {kRhoSwapped, rho_swapped}, {kOldVelocity, old_velocity}}, 1e-12)));
   CHECK_MESSAGE(near(v, v_expected, 1e-13), said("rmsprop_step's velocity after one step from 0 with rho 0.9 must be "
                                                  "0.1 g^2 = (0.4, 1e-9, 0)",
-                                                 kStepSlips.name(p0, g, v0, 1e-3, 0.9, 1e-7)));
+                                                 suspect(v, {{kRhoSwapped, from_rows(1, 3, {3.6, 9e-9, 0})}})));
 }
 
 TEST_CASE("2.3 a second step uses the running mean square") {
@@ -610,7 +450,9 @@ TEST_CASE("2.3 a second step uses the running mean square") {
   const double expected = 1.0 - 0.01 * 0.3 / std::sqrt(0.17 + 1e-7);
   CHECK_MESSAGE(near(p, Matrix::Constant(2, 2, expected), 1e-14),
                 said("rmsprop_step's second step must divide by sqrt(0.17 + 1e-7), the updated running mean square",
-                     kStepSlips.name(p0, g, v0, 0.01, 0.5, 1e-7)));
+                     suspect(p, {{kNoSqrt, Matrix::Constant(2, 2, 1.0 - 0.01 * 0.3 / (0.17 + 1e-7))},
+                                 {kOldVelocity, Matrix::Constant(2, 2, 1.0 - 0.01 * 0.3 / std::sqrt(0.25 + 1e-7))},
+                                 {kEpsOutside, Matrix::Constant(2, 2, 1.0 - 0.01 * 0.3 / (std::sqrt(0.17) + 1e-7))}}, 1e-14)));
 }
 
 TEST_CASE("2.3 the default hyperparameters are Keras's") {
@@ -636,13 +478,10 @@ TEST_CASE("2.3 rho = 0, a tiny learning rate and a tiny epsilon are valid") {
     const Matrix g = Matrix::Constant(1, 1, 2.0), p0 = p, v0 = v;  // p and v change in place: the inputs are copies
     INPUTS(p0, g, v0, c.learning_rate, c.rho, c.epsilon);
     const std::string thrown = thrown_by([&] { ch02::rmsprop_step(p, g, v, c.learning_rate, c.rho, c.epsilon); });
-    // What rejecting this valid value gives: a ValueError instead of a step, where the same step
-    // with ordinary hyperparameters (0.1, 0.9, 1e-8) is taken (code that refuses v = 0 refuses both).
-    Matrix p1 = p0, v1 = v0;
-    const bool ordinary_taken = thrown_by([&] { ch02::rmsprop_step(p1, g, v1, 0.1, 0.9, 1e-8); }).empty();
+    // What rejecting this valid value gives: a ValueError instead of a step.
     REQUIRE_MESSAGE(thrown.empty(), said("rmsprop_step with " + std::string(c.what) + " threw \"" + thrown + "\": rho may be 0, "
                                          "and learning_rate and epsilon are valid above 0, however small",
-                                         suspect_exact(thrown.empty() || !ordinary_taken, {{c.mistake, false}})));
+                                         suspect_exact(thrown.empty(), {{c.mistake, false}})));
     const double v_expected = 4.0 * (1.0 - c.rho);
     const double p_expected = 1.0 - c.learning_rate * 2.0 / std::sqrt(v_expected + c.epsilon);
     CHECK_MESSAGE(near(v(0, 0), v_expected, 1e-15), "rmsprop_step with " << std::string(c.what) << " from g = 2, v = 0 must give "
@@ -692,7 +531,7 @@ TEST_CASE("2.4 folds of 10 rows into 3: contiguous, disjoint, the remainder alwa
   // s = floor(10 / 3) = 3: validations {0 1 2}, {3 4 5}, {6 7 8}; row 9 trains in every fold.
   INPUTS(10, 3);
   const std::vector<ch02::Fold> folds = ch02::kfold_splits(10, 3);
-  const std::string named = kFoldSlips.name(Index{10}, 3);
+  const std::string named = fold_mistakes(folds, 10, 3);
   REQUIRE_MESSAGE(folds.size() == 3, said("kfold_splits(10, 3) must give 3 folds, got " + std::to_string(folds.size()), named));
   for (Index f = 0; f < 3; ++f) {
     CAPTURE(f);
@@ -713,7 +552,7 @@ TEST_CASE("2.4 every row validates at most once and train and validation are dis
   for (const auto& [n, k] : {std::pair<Index, int>{404, 4}, {7, 7}, {9, 2}, {100, 3}}) {
     INPUTS(n, k);
     const std::vector<ch02::Fold> folds = ch02::kfold_splits(n, k);
-    const std::string named = kFoldSlips.name(n, k);
+    const std::string named = fold_mistakes(folds, n, k);
     REQUIRE_MESSAGE(folds.size() == static_cast<std::size_t>(k), said("kfold_splits(n, k) must give k folds, got " + std::to_string(folds.size()), named));
     std::vector<int> validated(static_cast<std::size_t>(n), 0);
     for (std::size_t f = 0; f < folds.size(); ++f) {
@@ -765,7 +604,7 @@ TEST_CASE("2.5 the recurrence unrolled by hand") {
   const std::vector<double> s = ch02::smooth_curve(values, 0.75);
   CHECK_MESSAGE(same_values(s, {4, 5, 3.75}), said("smooth_curve({4, 8, 0}, 0.75) must give {4, 5, 3.75}: s0 = v0, then "
                                                    "s_t = 0.75 s_(t-1) + 0.25 v_t",
-                                                   kSmoothSlips.name(values, 0.75)));
+                                                   smoothing_mistakes(s, values, 0.75)));
 }
 
 TEST_CASE("2.5 numbers a float cannot hold keep a double's digits") {
@@ -776,7 +615,7 @@ TEST_CASE("2.5 numbers a float cannot hold keep a double's digits") {
   const std::vector<double> s = ch02::smooth_curve(values, 0.9);
   CHECK_MESSAGE(same_values(s, smoothed_by(values, 0.9, 0), 1e-14),
                 said("smooth_curve of 6 values with factor 0.9 differs from s_t = 0.9 s_(t-1) + 0.1 v_t in double",
-                     kSmoothSlips.name(values, 0.9)));
+                     smoothing_mistakes(s, values, 0.9)));
 }
 
 TEST_CASE("2.5 factor 0 keeps the curve and a constant curve stays constant") {
@@ -810,13 +649,13 @@ TEST_CASE("2.6 the first smallest value") {
     const Index got = ch02::best_epoch(curve);
     CHECK_MESSAGE(got == best, said("best_epoch(" + format_values(curve) + ") is " + std::to_string(got) + ", expected " +
                                         std::to_string(best) + ": the 0-based index of the smallest value",
-                                    kEpochSlips.name(curve)));
+                                    epoch_mistakes(got, curve)));
   }
   const std::vector<double> tied{5, 2, 4, 2, 6};
   INPUTS(tied);
   const Index tie = ch02::best_epoch(tied);
   CHECK_MESSAGE(tie == 1, said("best_epoch({5, 2, 4, 2, 6}) is " + std::to_string(tie) + ", expected 1: on a tie the first "
-                                   "smallest value counts", kEpochSlips.name(tied)));
+                                   "smallest value counts", epoch_mistakes(tie, tied)));
 }
 
 TEST_CASE("2.6 an empty curve or NaN throws") {
@@ -824,190 +663,6 @@ TEST_CASE("2.6 an empty curve or NaN throws") {
   CHECK_THROWS_CALL(ValueError, "a NaN value must throw ValueError", ch02::best_epoch, ch02::Curve{1, kNaN, 0});
   CHECK_THROWS_CALL(ValueError, "a NaN value must throw ValueError", ch02::best_epoch, ch02::Curve{kNaN});
   CHECK_THROWS_CALL(ValueError, "a NaN value must throw ValueError", ch02::best_epoch, ch02::Curve{kNaN, 1});
-}
-
-TEST_CASE("2.1 ReLU keeps every positive output, however small") {
-  // z = (1e-300, -1e-300, 1e-12, 0): ReLU is max(0, z), so 1e-300 and 1e-12 stay as they are.
-  const Matrix x = from_rows(1, 1, {1});
-  const Matrix w = from_rows(1, 4, {1e-300, -1e-300, 1e-12, 0});
-  INPUTS(x, w, row({0, 0, 0, 0}));
-  const Matrix y = ch02::dense_forward(x, w, row({0, 0, 0, 0}), true);
-  CHECK_MESSAGE(testing::identical(y, from_rows(1, 4, {1e-300, 0, 1e-12, 0})),
-                said("dense_forward with ReLU of z = (1e-300, -1e-300, 1e-12, 0) must give (1e-300, 0, 1e-12, 0): max(0, z) "
-                     "keeps every positive z, however small, and cuts at 0 alone",
-                     kDenseSlips.name(x, w, RowVector(row({0, 0, 0, 0})), true)));
-}
-
-TEST_CASE("2.1 property: each output row is relu(x_i w + b), whatever the shapes") {
-  testing::check_property(
-      "for any x (n, in), w (in, out) and b (1, out), dense_forward(x, w, b, relu) is x w + b, then max(0, .) with relu, "
-      "row by row (to 1e-12), and non-negative with relu",
-      "x, w, b, relu",
-      [](const Matrix& x, const Matrix& w, const Matrix& b, bool relu) -> std::string {
-        const RowVector bias = b.row(0);
-        const Matrix y = ch02::dense_forward(x, w, bias, relu);
-        const testing::MatrixMatch match = near(y, dense_by(x, w, bias, relu, 0));
-        return match ? "" : "the outputs are not relu(x w + b): " + match.report.substr(0, 200);
-      },
-      rc::gen::mapcat(rc::gen::pair(testing::gen_size(1, 4), testing::gen_size(1, 4)), [](std::pair<Index, Index> io) {
-        return rc::gen::tuple(testing::gen_matrix({1, 3}, {io.first, io.first}, testing::gen_number(-4, 4)),
-                              testing::gen_matrix_of(io.first, io.second, testing::gen_number(-4, 4)),
-                              testing::gen_matrix_of(1, io.second, testing::gen_number(-4, 4)), rc::gen::arbitrary<bool>());
-      }));
-}
-
-TEST_CASE("2.2 property: the gradients are x^T dz, the column sums of dz and dz w^T") {
-  testing::check_property(
-      "for any layer and grad_out, dense_backward gives dw = x^T dz, db = the column sums of dz and dx = dz w^T, dz being "
-      "grad_out where z > 0 (with relu) and grad_out itself without (to 1e-12)",
-      "x, w, b, relu, grad_out",
-      [](const Matrix& x, const Matrix& w, const Matrix& b, bool relu, const Matrix& g) -> std::string {
-        const RowVector bias = b.row(0);
-        const ch02::DenseGradients got = ch02::dense_backward(x, w, bias, relu, g);
-        const Matrix want = backward_with([](double z) { return z > 0.0; })(x, w, bias, relu, g);
-        if (testing::same_output_matrix(flat(got), want, 1e-12)) return "";
-        // Which gradient differs, and where: the formulas' parts back from flat()'s layout.
-        const std::vector<Matrix> parts = unflat(want);
-        const Matrix got_parts[] = {got.dw, Matrix(got.db), got.dx};
-        const char* const names[] = {"dw", "db", "dx"};
-        for (std::size_t k = 0; k < 3; ++k) {
-          const testing::MatrixMatch match = near(got_parts[k], parts[k], 1e-12);
-          if (!match) return std::string(names[k]) + " is not its formula: " + match.report.substr(0, 200);
-        }
-        return "";
-      },
-      rc::gen::mapcat(rc::gen::tuple(testing::gen_size(1, 4), testing::gen_size(1, 3), testing::gen_size(1, 3)),
-                      [](std::tuple<Index, Index, Index> nio) {
-                        const auto [n, in, out] = nio;
-                        return rc::gen::tuple(testing::gen_matrix_of(n, in, testing::gen_number(-3, 3)),
-                                              testing::gen_matrix_of(in, out, testing::gen_number(-3, 3)),
-                                              testing::gen_matrix_of(1, out, testing::gen_number(-3, 3)), rc::gen::arbitrary<bool>(),
-                                              testing::gen_matrix_of(n, out, testing::gen_number(-3, 3)));
-                      }));
-}
-
-TEST_CASE("2.3 grad may be param itself: the step reads each gradient before it changes the parameter") {
-  // rmsprop_step(p, p, v) is legal C++ (grad is a const reference to what param refers to): as the
-  // contract works entry by entry, each g is read before its p is updated, so the result is the step
-  // with a copy of p as the gradient.
-  const Matrix p0 = from_rows(2, 2, {1, -2, 0.5, 3}), v0 = from_rows(2, 2, {0.1, 0, 2, 0.5});
-  INPUTS(p0, v0);
-  Matrix p = p0, v = v0;
-  ch02::rmsprop_step(p, p, v, 0.1, 0.9, 1e-7);
-  const Matrix expected = step_by(p0, p0, v0, 0.1, 0.9, 1e-7, nullptr);
-  Matrix both(4, 2);
-  both << p, v;
-  CHECK_MESSAGE(near(both, expected, 1e-14),
-                said("rmsprop_step(p, p, v) with p = [[1, -2], [0.5, 3]] (the parameters as their own gradient) must give the "
-                     "step with a copy of p as grad (parameters above, velocity below): read each g before updating its p, "
-                     "and update the velocity from g, not from the updated parameters",
-                     kStepSlips.name(p0, p0, v0, 0.1, 0.9, 1e-7)));
-}
-
-TEST_CASE("2.3 property: with rho = 0 the velocity is g^2 and each parameter moves by lr g / sqrt(g^2 + eps)") {
-  testing::check_property(
-      "for any p, g and v >= 0, rmsprop_step with rho = 0 sets v to g^2 and moves each p by -lr g / sqrt(g^2 + eps) (to 1e-12)",
-      "p, g, v",
-      [](const Matrix& p0, const Matrix& g, const Matrix& v_abs) -> std::string {
-        Matrix p = p0, v = v_abs.cwiseAbs();
-        const Matrix v0 = v;
-        ch02::rmsprop_step(p, g, v, 0.01, 0.0, 1e-7);
-        Matrix both(2 * p.rows(), p.cols());
-        both << p, v;
-        const Matrix want = step_by(p0, g, v0, 0.01, 0.0, 1e-7, nullptr);
-        if (testing::same_output_matrix(both, want, 1e-12)) return "";
-        const testing::MatrixMatch params = near(p, Matrix(want.topRows(p.rows())), 1e-12);
-        if (!params) return "the parameters are not p - lr g / sqrt(g^2 + eps): " + params.report.substr(0, 200);
-        return "the velocity is not g^2: " + near(v, Matrix(want.bottomRows(p.rows())), 1e-12).report.substr(0, 200);
-      },
-      rc::gen::mapcat(rc::gen::pair(testing::gen_size(1, 3), testing::gen_size(1, 3)), [](std::pair<Index, Index> s) {
-        return rc::gen::tuple(testing::gen_matrix_of(s.first, s.second, testing::gen_number(-5, 5)),
-                              testing::gen_matrix_of(s.first, s.second, testing::gen_number(-5, 5)),
-                              testing::gen_matrix_of(s.first, s.second, testing::gen_number(0, 5)));
-      }));
-}
-
-TEST_CASE("2.4 property: every row trains or validates in each fold, validates at most once, in increasing order") {
-  testing::check_property(
-      "for any n >= 2 and 2 <= k <= n, kfold_splits(n, k) gives k folds, each with the floor(n / k) rows [i s, (i + 1) s) "
-      "validating and every other row training, both in increasing order",
-      "n, k",
-      [](Index n, int k) -> std::string {
-        const std::vector<ch02::Fold> folds = ch02::kfold_splits(n, k);
-        return testing::same_output_matrix(as_matrix(folds), as_matrix(folds_by(n, k, FoldSlip::None)), 0.0)
-                   ? ""
-                   : "the folds are not the contract's: " + testing::show(as_matrix(folds));
-      },
-      rc::gen::mapcat(testing::gen_size(2, 40), [](Index n) {
-        return rc::gen::pair(rc::gen::just(n), rc::gen::inRange(2, static_cast<int>(n) + 1));
-      }));
-}
-
-TEST_CASE("2.5 values at both ends of the double range smooth without overflow") {
-  // The largest doubles with alternating signs: f s + (1 - f) v stays within them (a convex
-  // combination), while s + (1 - f)(v - s), the same in exact arithmetic, overflows in v - s.
-  const double big = std::numeric_limits<double>::max();
-  const ch02::Curve values{big, -big, big, 1e-300};
-  INPUTS(values, 0.5);
-  const ch02::Curve s = ch02::smooth_curve(values, 0.5);
-  const std::vector<double> expected = smoothed_by(values, 0.5, 0);
-  CHECK_MESSAGE(same_values(s, expected, 1e-15),
-                said("smooth_curve of (max, -max, max, 1e-300), max the largest double, with factor 0.5 must give " +
-                         format_values(expected) + ": f s + (1 - f) v never leaves the range of the values, s + (1 - f)(v - s) "
-                         "overflows in v - s",
-                     kSmoothSlips.name(values, 0.5)));
-}
-
-TEST_CASE("2.5 property: a smoothed value stays between the smallest and largest value so far") {
-  testing::check_property(
-      "for any curve and factor in [0, 1), smooth_curve starts at the first value, follows s_t = f s_{t-1} + (1 - f) v_t "
-      "(to 1e-12), and never leaves the range of the values seen so far",
-      "values, factor",
-      [](const Matrix& v, double f) -> std::string {
-        const std::vector<double> values(v.data(), v.data() + v.size());
-        const ch02::Curve s = ch02::smooth_curve(values, f);
-        const std::vector<double> want = smoothed_by(values, f, 0);
-        if (!same_values(s, want, 1e-12)) return "the curve is " + format_values(s) + ", the recurrence gives " + format_values(want);
-        double lo = values[0], hi = values[0];
-        for (std::size_t t = 0; t < s.size(); ++t) {
-          lo = std::min(lo, values[t]);
-          hi = std::max(hi, values[t]);
-          if (s[t] < lo - 1e-12 * std::abs(lo) || s[t] > hi + 1e-12 * std::abs(hi))
-            return "s_" + std::to_string(t) + " = " + format_number(s[t]) + " leaves [" + format_number(lo) + ", " + format_number(hi) + "]";
-        }
-        return "";
-      },
-      testing::gen_matrix({1, 1}, {1, 12}, testing::gen_number(-100, 100)), testing::gen_number(0, 0.875));
-}
-
-TEST_CASE("2.6 infinite values and values near the largest double") {
-  // Only NaN is invalid: an infinite loss is a loss, and the first minimum of (inf, inf) is epoch 0.
-  // Values above any starting sentinel (1e300 say) still have a smallest one.
-  const std::vector<std::pair<ch02::Curve, Index>> cases = {{{1e308, 5e307, 9e307}, 1}, {{kInf, kInf}, 0}, {{-kInf, 0, -kInf}, 0},
-                                                            {{3, kInf, -kInf}, 2}};
-  for (const auto& [curve, expected] : cases) {
-    INPUTS(curve);
-    Index got = -1;
-    const std::string thrown = thrown_by([&] { got = ch02::best_epoch(curve); });
-    CHECK_MESSAGE((thrown.empty() && got == expected),
-                  said("best_epoch of " + format_values(curve) + " must be " + std::to_string(expected) +
-                           (thrown.empty() ? ", got " + std::to_string(got) : ", but it threw \"" + thrown + "\"") +
-                           ": only NaN is invalid, and the smallest value wins however large every value is",
-                       thrown.empty() ? kEpochSlips.name(curve) : ""));
-  }
-}
-
-TEST_CASE("2.6 property: the index of the first smallest value") {
-  testing::check_property(
-      "for any curve, values[best_epoch(values)] is the smallest value and no earlier value equals it",
-      "values",
-      [](const Matrix& v) -> std::string {
-        const std::vector<double> values(v.data(), v.data() + v.size());
-        const Index best = ch02::best_epoch(values);
-        const Index want = static_cast<Index>(std::min_element(values.begin(), values.end()) - values.begin());
-        return best == want ? "" : "best_epoch gave " + std::to_string(best) + ", the first smallest value is at " + std::to_string(want);
-      },
-      testing::gen_matrix({1, 1}, {1, 10}, testing::gen_whole(0, 4)));
 }
 
 }  // TEST_SUITE

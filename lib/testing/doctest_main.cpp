@@ -5,15 +5,9 @@
 //   --scalebook-expect-all-fail   exit 0 only if every selected test case failed. The maintainers'
 //                                 build runs the checks against the untouched stubs this way: a
 //                                 check that passes on a stub proves nothing and is a defect.
-//   --scalebook-prove-separation  run no check: prove instead that every Diagnosis's battery tells
-//                                 each of its known mistakes apart from the right answer and from
-//                                 every other one (scalebook/diagnosis.hpp); exit 1, listing what
-//                                 it cannot tell apart, otherwise 0.
 //   --scalebook-results=FILE      write FILE as the checks run, flushed line by line:
 //                                 "start <TAB> name" when a test case begins, then
-//                                 "STATUS <TAB> name <TAB> failure message" when it ends (the first
-//                                 failure's message in full, then a line "also failed: REASON" for
-//                                 each further failure of the check, its one-line reason),
+//                                 "STATUS <TAB> name <TAB> first failure message" when it ends,
 //                                 STATUS being passed, failed, crashed (this process died of a
 //                                 signal) or, for a check failed by a call to the sandboxed worker,
 //                                 how the worker failed: worker_crashed:SIGNAME,
@@ -25,13 +19,11 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <typeinfo>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,30 +31,6 @@
 namespace scalebook::testing {
 std::string& transport_status();  // below
 std::string submitted(std::string text);  // scalebook/testing.hpp: a submission's text, quoted safely
-std::string type_name(const std::type_info& type);
-std::string call_inputs_in_force();
-std::vector<std::string> prove_separation();
-namespace detail {
-const std::string& last_report();
-}
-}
-
-namespace {
-// The last exception doctest translated to text: its type and its text, so that the listener can
-// say which error was thrown (doctest hands the listener the text alone).
-struct Translated {
-  std::string type, text;
-};
-Translated& last_translated() {
-  static Translated last;
-  return last;
-}
-}  // namespace
-
-// Translated as doctest does (its what()), remembering its type on the way.
-REGISTER_EXCEPTION_TRANSLATOR(const std::exception& e) {
-  last_translated() = {scalebook::testing::type_name(typeid(e)), e.what()};
-  return e.what();
 }
 
 namespace {
@@ -71,12 +39,8 @@ namespace {
 // beside any reporter.
 struct Outcome {
   bool failed = false;
-  std::string message;              // the first failure's, in full
-  std::vector<std::string> further;  // every further failure's one-line reason, each once
+  std::string message;
 };
-
-// What a results line says after the first failure's message, once per further failure.
-constexpr const char* kFurther = "also failed: ";
 
 std::map<std::string, Outcome>& outcomes() {
   static std::map<std::string, Outcome> by_name;
@@ -125,60 +89,12 @@ std::string eigen_assertion(const std::string& thrown, const std::string& check)
          " | while check \"" + check + "\" ran (exercise " + exercise + ")";
 }
 
-// A failure's one-line reason: its first part (the check's sentence, or the comparison's first
-// line), and the part that names a known mistake when another part does.
-std::string reason_of(const std::string& message) {
-  std::vector<std::string> parts;
-  for (std::size_t at = 0; at <= message.size();) {
-    const std::size_t bar = message.find(" | ", at);
-    const std::size_t end = bar == std::string::npos ? message.size() : bar;
-    parts.push_back(message.substr(at, end - at));
-    at = end + 3;
-  }
-  std::string reason = parts.front().substr(0, parts.front().find('\n'));
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    if (parts[i].find("known mistake [") != std::string::npos) {
-      reason += " | " + parts[i].substr(0, parts[i].find('\n'));
-      break;
-    }
-  }
-  return reason.size() > 400 ? reason.substr(0, 400) + "..." : reason;
-}
-
 void record_failure(const std::string& name, const std::string& message) {
   Outcome& outcome = outcomes()[name];
   // doctest first reports an exception in a subcase with a placeholder, then the real message.
   const bool placeholder = outcome.message.find("will translate later") != std::string::npos;
-  if (!outcome.failed || outcome.message.empty() || placeholder) {
-    outcome.message = message;
-  } else if (message.empty()) {  // the check's end, already failed: nothing more to say
-  } else if (outcome.further.size() < 12) {  // every further failure's reason, each said once
-    const std::string reason = reason_of(message);
-    if (reason != reason_of(outcome.message) &&
-        std::find(outcome.further.begin(), outcome.further.end(), reason) == outcome.further.end())
-      outcome.further.push_back(reason);
-  }
+  if (!outcome.failed || outcome.message.empty() || placeholder) outcome.message = one_line(message);
   outcome.failed = true;
-}
-
-// The results line's message: the first failure in full, then each further failure's reason.
-std::string full_message(const Outcome& outcome) {
-  std::string text = outcome.message;
-  for (const std::string& reason : outcome.further) text += std::string("\n") + kFurther + reason;
-  return one_line(text);
-}
-
-// The code under test threw where the check called it on a valid input (a throw check catches its
-// own): what it threw, and that the input was valid. TRANSLATED is doctest's text of it; its type
-// is the translator's, when it translated that very text.
-std::string thrown_on_valid_input(const std::string& translated, const std::string& check) {
-  const std::string type = last_translated().text == translated ? last_translated().type : "";
-  const std::string text = scalebook::testing::submitted(translated);
-  const std::string eigen = eigen_assertion(text, check);
-  if (!eigen.empty()) return eigen;
-  if (type == "scalebook::NotImplemented") return text;  // the untouched stub: its own sentence
-  return "the code under test threw " + (type.empty() ? std::string("an exception") : type) +
-         " on a valid input (the contract accepts this input, so nothing may be thrown): \"" + text + "\"";
 }
 
 struct OutcomeListener : doctest::IReporter {
@@ -198,7 +114,7 @@ struct OutcomeListener : doctest::IReporter {
     const Outcome& outcome = outcomes()[current_];
     const std::string& transport = scalebook::testing::transport_status();
     const std::string status = !outcome.failed ? "passed" : transport.empty() ? "failed" : transport;
-    write_result(status.c_str(), current_, outcome.failed ? full_message(outcome) : "");
+    write_result(status.c_str(), current_, outcome.message);
   }
   void test_case_exception(const doctest::TestCaseException& e) override {
     if (e.is_crash) {  // a signal: doctest re-raises it after this, so say it now, with the inputs
@@ -209,22 +125,20 @@ struct OutcomeListener : doctest::IReporter {
         get_active_contexts()[i]->stringify(&text);
         if (!text.str().empty()) contexts += " | " + text.str();
       }
-      // The inputs of the calls in progress that no doctest context shows (a throw check's call,
-      // a probe, a property's generated input).
-      const std::string calls = scalebook::testing::call_inputs_in_force();
-      if (!calls.empty()) contexts += " | " + calls;
       write_result("crashed", current_, one_line(e.error_string.c_str() + contexts));
       record_failure(current_, std::string("crashed: ") + e.error_string.c_str() + contexts);
       return;
     }
     // An exception that left the check: its message is the submission's text; the contexts of the
     // scopes it left (INPUTS among them) were kept by doctest as it unwound.
+    const std::string text = scalebook::testing::submitted(e.error_string.c_str());
     std::string contexts;
     for (int i = get_num_stringified_contexts() - 1; i >= 0; --i) {
       const std::string context = get_stringified_contexts()[i].c_str();
       if (!context.empty()) contexts += " | " + context;
     }
-    record_failure(current_, thrown_on_valid_input(e.error_string.c_str(), current_) + contexts);
+    const std::string eigen = eigen_assertion(text, current_);
+    record_failure(current_, (eigen.empty() ? "threw: " + text : eigen) + contexts);
   }
   void subcase_start(const doctest::SubcaseSignature&) override {}
   void subcase_end() override {}
@@ -241,20 +155,15 @@ struct OutcomeListener : doctest::IReporter {
       get_active_contexts()[i]->stringify(&text);
       texts.push_back(text.str());
     }
-    // Never the C++ expression nor doctest's decomposition of it ("std::abs(x) < 1e-9 is 0.1 <
-    // 1e-09"): the sentence says what was wrong, a comparison helper's report says where.
-    const std::string sentence = texts.empty() ? "" : texts.back();
-    const std::string decomposition = data.m_decomp.c_str();
-    const bool report = !decomposition.empty() && decomposition == scalebook::testing::detail::last_report();
-    std::string message = sentence;
+    std::string message;
+    if (!texts.empty() && !texts.back().empty()) message += texts.back() + " | ";
+    message += data.m_expr;
     if (data.m_threw) {
-      const std::string thrown = thrown_on_valid_input(data.m_exception.c_str(), current_);
-      message = thrown.rfind("Eigen assertion", 0) == 0 ? thrown + (sentence.empty() ? "" : " | " + sentence)
-                                                        : (sentence.empty() ? thrown : sentence + " | " + thrown);
-    } else if (report) {
-      message += (message.empty() ? "" : " | ") + decomposition;
-    } else if (message.empty()) {  // a bare CHECK (lib's own tests; the chapters have none)
-      message = std::string(data.m_expr) + (decomposition.empty() ? "" : " is " + decomposition);
+      const std::string thrown = scalebook::testing::submitted(data.m_exception.c_str());
+      const std::string eigen = eigen_assertion(thrown, current_);
+      message = eigen.empty() ? message + " threw: " + thrown : eigen + " | " + message;
+    } else if (data.m_decomp.size() > 0) {
+      message += " is " + std::string(data.m_decomp.c_str());
     }
     for (int i = 0; i + 1 < static_cast<int>(texts.size()); ++i)
       if (!texts[i].empty()) message += " | " + texts[i];
@@ -293,23 +202,15 @@ std::string& transport_status() {
 DOCTEST_REGISTER_LISTENER("scalebook_outcomes", 1, OutcomeListener);
 
 int main(int argc, char** argv) {
-  bool expect_all_fail = false, prove = false;
+  bool expect_all_fail = false;
   const char* results_file = nullptr;
   constexpr const char* results_flag = "--scalebook-results=";
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--scalebook-expect-all-fail") == 0) expect_all_fail = true;
-    else if (std::strcmp(argv[i], "--scalebook-prove-separation") == 0) prove = true;
     else if (std::strncmp(argv[i], results_flag, std::strlen(results_flag)) == 0)
       results_file = argv[i] + std::strlen(results_flag);
     else args.push_back(argv[i]);
-  }
-  if (prove) {
-    const std::vector<std::string> problems = scalebook::testing::prove_separation();
-    for (const std::string& problem : problems) std::cout << problem << '\n';
-    std::cout << (problems.empty() ? "every diagnosis tells its known mistakes apart on its diagnostic inputs\n"
-                                   : std::to_string(problems.size()) + " mistakes are not told apart\n");
-    return problems.empty() ? 0 : 1;
   }
   if (results_file != nullptr) {
     results() = std::fopen(results_file, "w");

@@ -391,26 +391,6 @@ std::string name_mistakes(const std::vector<Named>& mistakes) {
   return out;
 }
 
-std::string name_one(const std::vector<Named>& matched) {
-  for (const Named& mistake : matched)
-    if (std::string(mistake.id) != matched.front().id) return "";  // two mistakes, one output: neither
-  return matched.empty() ? "" : name_mistakes({matched.front()});
-}
-
-namespace {
-std::string& report_slot() {
-  static thread_local std::string last;
-  return last;
-}
-}  // namespace
-
-const std::string& remember_report(const std::string& report) {
-  report_slot() = report;
-  return report_slot();
-}
-
-const std::string& last_report() { return report_slot(); }
-
 std::string one_line(std::string text) {
   while (!text.empty() && text.back() == '\n') text.pop_back();
   std::string out;
@@ -440,14 +420,14 @@ std::string suspect(double actual, std::initializer_list<ScalarMistake> mistakes
   std::vector<Named> found;
   for (const ScalarMistake& mistake : mistakes)
     if (same_output(actual, mistake.output, tol)) found.push_back(mistake.mistake);
-  return detail::name_one(found);
+  return detail::name_mistakes(found);
 }
 
 std::string suspect_mask(const BoolMatrix& actual, std::initializer_list<MaskMistake> mistakes) {
   std::vector<Named> found;
   for (const MaskMistake& mistake : mistakes)
     if (same_mask(actual, mistake.output)) found.push_back(mistake.mistake);
-  return detail::name_one(found);
+  return detail::name_mistakes(found);
 }
 
 std::string suspect_values(const std::vector<double>& actual, std::initializer_list<ListMistake> mistakes,
@@ -458,7 +438,7 @@ std::string suspect_values(const std::vector<double>& actual, std::initializer_l
     for (std::size_t i = 0; same && i < actual.size(); ++i) same = same_output(actual[i], mistake.output[i], tol);
     if (same) found.push_back(mistake.mistake);
   }
-  return detail::name_one(found);
+  return detail::name_mistakes(found);
 }
 
 std::string submitted(std::string text) {
@@ -706,7 +686,7 @@ std::string suspect(const Eigen::Ref<const Matrix>& actual, const std::vector<Mi
   std::vector<Named> found;
   for (const Mistake& mistake : mistakes)
     if (same_output(actual, mistake.output, tol)) found.push_back(mistake.mistake);
-  return detail::name_one(found);
+  return detail::name_mistakes(found);
 }
 
 std::string format_matrix(const Eigen::Ref<const Matrix>& m, Index mark_row, Index mark_col) {
@@ -730,66 +710,4 @@ std::string format_matrix(const Eigen::Ref<const Matrix>& m, Index mark_row, Ind
   return out.str();
 }
 
-// --- inputs of the call in progress, for a crash --------------------------------------------------
-
-namespace {
-// Each CallInput's description, innermost last (a CallInput's entry is the last while it lives).
-std::vector<std::function<std::string()>>& call_descriptions() {
-  static thread_local std::vector<std::function<std::string()>> descriptions;
-  return descriptions;
-}
-}  // namespace
-
-CallInput::CallInput(std::function<std::string()> describe) {
-  call_descriptions().push_back(std::move(describe));
-}
-
-CallInput::~CallInput() { call_descriptions().pop_back(); }
-
-std::string call_inputs_in_force() {
-  std::string out;
-  for (const auto& describe : call_descriptions()) {
-    std::string text;
-    try {
-      text = describe ? describe() : "";
-    } catch (...) {
-      text = "(its input could not be shown)";
-    }
-    if (text.empty()) continue;
-    out += (out.empty() ? "" : " | ") + (text.rfind("input: ", 0) == 0 ? text : "the call: " + text);
-  }
-  return out;
-}
-
-// --- the separation proofs of every Diagnosis -----------------------------------------------------
-
-std::vector<SeparationProof>& separation_proofs() {
-  static std::vector<SeparationProof> proofs;
-  return proofs;
-}
-
-namespace detail {
-void forget_proof(const void* owner) {
-  auto& proofs = separation_proofs();
-  proofs.erase(std::remove_if(proofs.begin(), proofs.end(), [owner](const SeparationProof& p) { return p.owner == owner; }),
-               proofs.end());
-}
-}  // namespace detail
-
-std::vector<std::string> prove_separation() {
-  std::vector<std::string> problems;
-  for (const SeparationProof& proof : separation_proofs())
-    for (std::string& problem : proof.problems()) problems.push_back(std::move(problem));
-  return problems;
-}
-
-bool same_output_number(double a, double b, double tol) { return same_output(a, b, tol); }
-
-bool same_output_matrix(const Matrix& a, const Matrix& b, double tol) { return same_output(a, b, tol); }
-
-std::function<bool(const Matrix&, const Matrix&)> same_matrix(double tol) {
-  return [tol](const Matrix& a, const Matrix& b) { return same_output(a, b, tol); };
-}
-
 }  // namespace scalebook::testing
-

@@ -26,8 +26,7 @@ Extrapolation extrapolate(const SaturatingPowerLaw& law, const std::vector<doubl
       throw ValueError(std::string(fn) + ": point " + std::to_string(i) + " has size " + std::to_string(sizes[i]) +
                        " and loss " + std::to_string(losses[i]) + "; both must be positive and finite");
     }
-    // a = 0 leaves no reducible part, also where N^-alpha overflows (a tiny N): 0, not 0 * inf = NaN.
-    const double predicted = law.e + (law.a == 0.0 ? 0.0 : law.a * std::pow(sizes[i], -law.alpha));  // falls as N grows
+    const double predicted = law.e + law.a * std::pow(sizes[i], -law.alpha);  // falls as N grows
     const double error = (predicted - losses[i]) / losses[i];
     out.predicted.push_back(predicted);
     out.relative_error.push_back(error);

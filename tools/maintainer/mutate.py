@@ -4,7 +4,7 @@ Mutation testing of a chapter's checks: small operator mutants of each reference
 the spirit of mull and Stryker, and which of them the checks let through.
 
     ./workbook mutate CHAPTER [--build DIR] [--sample N] [--seed S] [--exercise ID] [--timeout S] [--list]
-                      [--record LABEL] [--recheck LABEL] [--jobs N]
+                      [--record LABEL] [--recheck LABEL]
 
 Each mutant changes one token of one file of solutions/NN-topic/ (found with libclang's lexer,
 python3-clang, never with regular expressions over the text): a comparison flipped or made
@@ -24,25 +24,13 @@ chapters/NN-topic/bugzoo/equivalent.txt as
 
     FILE:LINE:COLUMN ORIGINAL -> MUTATED  # reason
 
-and is reported as equivalent rather than as a survivor.
-
-A killed mutant's messages are held to the naming rule too: no failing check may name a known
-mistake ("known mistake [ID]") that the mutant is not. An operator mutant that is a known mistake
-(the population variance's `samples - 1 -> samples - 0`) is listed in
-chapters/NN-topic/bugzoo/named.txt as
-
-    FILE:LINE:COLUMN ORIGINAL -> MUTATED  [ID]  # why it is that mistake
-
-and may be named ID, and nothing else; any other is named wrongly, which, like a survivor, makes
-the run fail. With --record LABEL the run's figures
+and is reported as equivalent rather than as a survivor. With --record LABEL the run's figures
 become the row LABEL of chapters/NN-topic/bugzoo/MUTANTS.md (other rows are kept), with its
 survivors listed below the table. --recheck LABEL tests only the survivors that row lists (after
 new checks were added: a mutant the checks killed stays killed) and, with --record, counts the row's
 killed and equivalent mutants with the ones this run adds. The exit status is 1 when a survivor is
-left or a mutant is named wrongly, 0 otherwise, and 2 when the build folder is not configured or the
-chapter's checks are not built (with the command that builds them). --jobs N tries N mutants at
-once (each in its own scratch folder); the mutated files are compiled with a precompiled header made
-once per run with their flags. Run with Debian's /usr/bin/python3 (where python3-clang lives).
+left, 0 otherwise, and 2 when the build folder is not configured or the chapter's checks are not built
+(with the command that builds them). Run with Debian's /usr/bin/python3 (where python3-clang lives).
 """
 from __future__ import annotations
 
@@ -51,21 +39,18 @@ import json
 import os
 import random
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scalebook.config import CHECK_TIMEOUT, ROOT
 from scalebook.course import resolve_chapter
-from scalebook.loop.run_checks import mistake_ids, registered_checks, run_checks
+from scalebook.loop.run_checks import registered_checks, run_checks
 
 from .mutants import OPERATORS, Mutant, cindex, mutants_of
-from .records import equivalent_list, named_list, named_wrongly_keys, record_run, recorded_row
+from .records import equivalent_list, record_run, recorded_row
 
 def compile_command(build: Path, source: Path) -> tuple[list[str], str]:
     for entry in json.loads((build / "compile_commands.json").read_text()):
@@ -140,7 +125,6 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--recheck", metavar="LABEL",
                         help="test only the survivors listed for the row LABEL of MUTANTS.md")
     parser.add_argument("--verbose", action="store_true", help="show why a mutant did not compile or link, and what killed it")
-    parser.add_argument("--jobs", type=int, default=1, help="mutants tried at once (default 1)")
     args = parser.parse_args(argv)
     if cindex is None:
         parser.error("python3-clang is missing: run with Debian's /usr/bin/python3 (apt-get install python3-clang)")
@@ -180,8 +164,6 @@ class Rig:
     names: list[str]                   # the registered checks, in order
     sanitize: list[str]                # AddressSanitizer's options, unless the checks own malloc
     env: dict[str, str]                # the checks' environment
-    pch: dict[str, str] = field(default_factory=dict)  # precompiled header given -> this run's copy, built with the mutants' flags
-    pch_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def rig_of(build: Path, chapter, solutions: Path) -> Rig:
@@ -217,36 +199,11 @@ def link_with(rig: Rig, exercise: str, obj: Path, binary: Path) -> list[str]:
     return linked + rig.sanitize
 
 
-def with_own_pch(rig: Rig, command: list[str], directory: str, scratch: Path) -> list[str]:
-    """COMMAND with its precompiled header (-include H) replaced by a copy of H precompiled once
-    per run with the mutants' own flags: the build's was made without them, so GCC would ignore it
-    and parse Eigen's headers for every mutant (three times slower)."""
-    if "-include" not in command:
-        return command
-    at = command.index("-include") + 1
-    header = command[at]
-    with rig.pch_lock:
-        if header not in rig.pch:
-            copy = scratch / "pch" / f"{len(rig.pch)}" / Path(header).name
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(header, copy)
-            build = [w for w in command]
-            del build[at - 1:at + 1]
-            source = next(i for i, w in enumerate(build) if w == "-c") + 1
-            del build[source - 1:source + 1]  # "-c SOURCE"
-            build[build.index("-o") + 1] = str(copy) + ".gch"
-            build += ["-x", "c++-header", str(copy)]
-            made = subprocess.run(build, cwd=directory, capture_output=True, text=True, timeout=600)
-            rig.pch[header] = str(copy) if made.returncode == 0 else header
-    return command[:at] + [rig.pch[header]] + command[at + 1:]
-
-
 def try_source(rig: Rig, exercise: str, source: Path, text: bytes, work: Path, run: str,
                timeout: float) -> tuple[str, str, list]:
     """Compiles TEXT as EXERCISE's reference file SOURCE, as the build compiles the reference and
     as every mutant is, links the checks with it and runs them: ("compile" or "link", the error,
     []) or ("ran", "", the checks that did not pass)."""
-    work.mkdir(parents=True, exist_ok=True)
     mutated_source = work / source.name
     mutated_source.write_bytes(text)
     command, directory = compile_command(rig.build, source)
@@ -256,7 +213,6 @@ def try_source(rig: Rig, exercise: str, source: Path, text: bytes, work: Path, r
     # An index past a std::vector's end stops the check (as the asan preset would) instead of
     # reading whatever lies there: ABI-compatible with the reference's other objects.
     command[command.index("-o"):command.index("-o")] = ["-D_GLIBCXX_ASSERTIONS", *rig.sanitize]
-    command = with_own_pch(rig, command, directory, work.parent)
     compiled = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=600)
     if compiled.returncode != 0:
         return "compile", compiled.stderr[-2000:], []
@@ -289,68 +245,36 @@ class Tally:
     survivors: list[Mutant] = field(default_factory=list)
     equivalent: list[Mutant] = field(default_factory=list)
     stillborn: list[Mutant] = field(default_factory=list)
-    wrongly_named: list[tuple[Mutant, list[str]]] = field(default_factory=list)  # killed, naming a mistake it is not
-
-
-def wrong_names(failing: list, allowed: str | None) -> list[str]:
-    """The known mistakes the failing checks' messages name (every failure of each) that the mutant
-    is not: every one, unless named.txt says the mutant is that mistake (ALLOWED)."""
-    named: list[str] = []
-    for result in failing:
-        for mistake in mistake_ids(result.message):
-            if mistake != allowed and mistake not in named:
-                named.append(mistake)
-    return named
 
 
 def try_all(rig: Rig, mutants: list[Mutant], exercises: list[str], sources: dict[str, Path],
-            known: dict[str, str], args: argparse.Namespace, named: dict[str, str] | None = None) -> Tally:
-    """Every mutant tried in a scratch folder of its own (--jobs at a time), one line each as it is
-    decided, after the control."""
+            known: dict[str, str], args: argparse.Namespace) -> Tally:
+    """Every mutant tried in a scratch folder, one line each as it is decided, after the control."""
     tally = Tally()
-    named = named or {}
-    lock = threading.Lock()
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
         control(rig, sorted({next(e for e in exercises if sources[e].name == m.file) for m in mutants}), sources,
                 Path(scratch), args.timeout)
-
-        def one(number: int, m: Mutant) -> None:
+        for number, m in enumerate(mutants, 1):
             exercise = next(e for e in exercises if sources[e].name == m.file)
             text = sources[exercise].read_bytes()
-            work = Path(scratch) / f"mutant{number}"
             step, error, failing = try_source(rig, exercise, sources[exercise],
-                                              text[:m.start] + m.mutated.encode() + text[m.end:], work,
-                                              "run", args.timeout)
-            shutil.rmtree(work, ignore_errors=True)
-            with lock:
-                if step != "ran":
-                    tally.stillborn.append(m)
-                    print(f"[{number}/{len(mutants)}] {m.key}: does not {step}" + (f"\n{error}" if args.verbose else ""),
-                          flush=True)
-                    return
-                wrong = wrong_names(failing, named.get(m.key)) if failing else []
-                if failing:
-                    tally.killed.append(m)
-                    if wrong:
-                        tally.wrongly_named.append((m, wrong))
-                elif m.key in known:
-                    tally.equivalent.append(m)
-                else:
-                    tally.survivors.append(m)
-                verdict = ('killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known
-                           else 'SURVIVED')
-                print(f"[{number}/{len(mutants)}] {m.key}: {verdict}"
-                      + (f"; NAMED WRONGLY {', '.join(f'[{i}]' for i in wrong)}" if wrong else "")
-                      + (f" ({failing[0].status}: {failing[0].message[:300]})" if failing and args.verbose else ""),
+                                              text[:m.start] + m.mutated.encode() + text[m.end:], Path(scratch),
+                                              f"run{number}", args.timeout)
+            if step != "ran":
+                tally.stillborn.append(m)
+                print(f"[{number}/{len(mutants)}] {m.key}: does not {step}" + (f"\n{error}" if args.verbose else ""),
                       flush=True)
-
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            for future in [pool.submit(one, number, m) for number, m in enumerate(mutants, 1)]:
-                future.result()
-    order = {m.key: i for i, m in enumerate(mutants)}
-    for group in (tally.killed, tally.survivors, tally.equivalent, tally.stillborn):
-        group.sort(key=lambda m: order[m.key])
-    tally.wrongly_named.sort(key=lambda pair: order[pair[0].key])
+                continue
+            if failing:
+                tally.killed.append(m)
+            elif m.key in known:
+                tally.equivalent.append(m)
+            else:
+                tally.survivors.append(m)
+            print(f"[{number}/{len(mutants)}] {m.key}: "
+                  f"{'killed by ' + repr(failing[0].name) if failing else 'equivalent' if m.key in known else 'SURVIVED'}"
+                  + (f" ({failing[0].status}: {failing[0].message[:300]})" if failing and args.verbose else ""),
+                  flush=True)
     return tally
 
 
@@ -358,23 +282,18 @@ def report(chapter, chapter_dir: Path, mutants: list[Mutant], tally: Tally, base
            args: argparse.Namespace, argv: list[str] | None) -> None:
     """The run's figures and survivors, and with --record its row of MUTANTS.md."""
     print(f"chapter {chapter.number}: {len(mutants)} mutants, {len(tally.killed)} killed, "
-          f"{len(tally.survivors)} survived, {len(tally.equivalent)} equivalent, {len(tally.stillborn)} did not compile, "
-          f"{len(tally.wrongly_named)} named wrongly")
+          f"{len(tally.survivors)} survived, {len(tally.equivalent)} equivalent, {len(tally.stillborn)} did not compile")
     for m in tally.survivors:
         print(f"  survivor: {m.key}  ({m.what})")
-    for m, ids in tally.wrongly_named:
-        print(f"  named wrongly: {m.key}  ({m.what}) named {', '.join(f'[{i}]' for i in ids)}")
     if not args.record:
         return
     command = "./workbook mutate " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
                                             if a not in (args.record, "--record"))
-    row = [len(mutants), len(tally.stillborn), len(tally.killed), len(tally.equivalent), len(tally.survivors),
-           len(tally.wrongly_named)]
-    if base is not None:  # the recheck's mutants are the base row's survivors and wrongly named ones
-        counted = named_wrongly_keys(chapter_dir, args.recheck)  # killed already, in the base row's figure
-        row = [base[0], base[1] + len(tally.stillborn), base[2] + sum(1 for m in tally.killed if m.key not in counted),
-               base[3] + len(tally.equivalent), len(tally.survivors), len(tally.wrongly_named)]
-    written = record_run(chapter_dir, chapter.number, args.record, row, tally.survivors, command, tally.wrongly_named)
+    row = [len(mutants), len(tally.stillborn), len(tally.killed), len(tally.equivalent), len(tally.survivors)]
+    if base is not None:  # the recheck's mutants are the base row's survivors
+        row = [base[0], base[1] + len(tally.stillborn), base[2] + len(tally.killed),
+               base[3] + len(tally.equivalent), len(tally.survivors)]
+    written = record_run(chapter_dir, chapter.number, args.record, row, tally.survivors, command)
     print(f"recorded in {written.relative_to(ROOT)}")
 
 
@@ -399,7 +318,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.key}  ({m.what})")
         print(f"{len(mutants)} mutants")
         return 0
-    tally = try_all(rig_of(build, chapter, solutions), mutants, exercises, sources, equivalent_list(chapter_dir), args,
-                    named_list(chapter_dir))
+    tally = try_all(rig_of(build, chapter, solutions), mutants, exercises, sources, equivalent_list(chapter_dir), args)
     report(chapter, chapter_dir, mutants, tally, base, args, argv)
-    return 1 if tally.survivors or tally.wrongly_named else 0
+    return 1 if tally.survivors else 0

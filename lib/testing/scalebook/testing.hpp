@@ -41,7 +41,6 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -110,10 +109,7 @@ struct Mistake {
 };
 
 /// "" when actual equals none of the mistakes' outputs (within tol * max(1, |output|), NaN
-/// matching NaN), or the outputs of two different ones (which tells neither); otherwise "the output
-/// matches known mistake [ID]: TEXT" for the one whose output it equals. One matching output on
-/// one input is weak evidence where many mistakes give it (NaN, zeros, a degenerate input): a
-/// Diagnosis (scalebook/diagnosis.hpp) asks for a whole battery of inputs instead.
+/// matching NaN); otherwise "known mistake [ID]: TEXT" for each whose output it equals.
 std::string suspect(const Eigen::Ref<const Matrix>& actual, std::initializer_list<Mistake> mistakes,
                     double tol = 1e-9);
 /// The same for a list of mistakes built at run time.
@@ -155,12 +151,9 @@ std::string suspect_values(const std::vector<T>& actual,
 
 namespace detail {
 /// "known mistake [ID]: TEXT" for each of the mistakes, joined with " | " ("" for none). Only
-/// the suspect functions, the Diagnosis and the throw checks call it: a chapter's checks never do
-/// (the message tests hold them to it), so that no message names a mistake its output does not show.
+/// the suspect functions and the throw checks call it: a chapter's checks never do (the message
+/// tests hold them to it), so that no message names a mistake its output does not show.
 std::string name_mistakes(const std::vector<Named>& mistakes);
-/// The one mistake whose output matched, named; "" when none did, or when two different mistakes
-/// did: an output two mistakes share tells neither (a second, discriminating input must).
-std::string name_one(const std::vector<Named>& matched);
 }  // namespace detail
 
 template <class T, std::enable_if_t<std::is_integral_v<T>, bool>>
@@ -169,7 +162,7 @@ std::string suspect_values(const std::vector<T>& actual,
   std::vector<Named> found;
   for (const auto& [mistake, output] : mistakes)
     if (output == actual) found.push_back(mistake);
-  return detail::name_one(found);
+  return detail::name_mistakes(found);
 }
 
 /// As suspect() for any outcome the check can compare with EQUAL (a struct, a count, a flag): the
@@ -179,7 +172,7 @@ std::string suspect_by(const T& actual, const std::vector<std::pair<Named, T>>& 
   std::vector<Named> found;
   for (const auto& [mistake, output] : mistakes)
     if (equal(actual, output)) found.push_back(mistake);
-  return detail::name_one(found);
+  return detail::name_mistakes(found);
 }
 template <class T, class Equal>
 std::string suspect_by(const T& actual, std::initializer_list<std::pair<Named, T>> mistakes, Equal equal) {
@@ -232,22 +225,6 @@ ThrowMatch throws_typed(const std::function<void()>& call,
                         const std::function<std::string()>& describe_call, const Why& why);
 
 // --- showing inputs -----------------------------------------------------------------------------
-
-/// The input of a call to the code under test while it runs, for the message of a crash inside
-/// it (the doctest main reads it when the process dies of a signal). INPUTS does this through
-/// doctest's contexts; CHECK_THROWS_CALL, the probing helpers (thrown_by, a Diagnosis) and the
-/// property checks push a CallInput instead, which, unlike a doctest context, leaves nothing
-/// behind when an exception passes through it. DESCRIBE runs only if the process crashes.
-class CallInput {
- public:
-  explicit CallInput(std::function<std::string()> describe);
-  ~CallInput();
-  CallInput(const CallInput&) = delete;
-  CallInput& operator=(const CallInput&) = delete;
-};
-
-/// The CallInputs in force, innermost last, joined with " | " ("" for none).
-std::string call_inputs_in_force();
 
 /// A number as text: the shortest form that reads back as the same double ("0.1", "1e+300",
 /// "-inf", "nan"), so that two numbers that print alike are equal.
@@ -353,8 +330,7 @@ inline std::string said(const std::string& sentence, const std::string& mistake)
 
 /// A matrix written row by row: from_rows(2, 2, {1, 2, 3, 4}).
 inline Matrix from_rows(Index rows, Index cols, std::initializer_list<double> values) {
-  // A mistake in the checks themselves (they build batteries outside any running check too).
-  if (static_cast<Index>(values.size()) != rows * cols) throw std::logic_error("from_rows: the check's own matrix has the wrong size");
+  REQUIRE_MESSAGE(static_cast<Index>(values.size()) == rows * cols, "from_rows: the check's own matrix has the wrong size");
   Matrix m(rows, cols);
   auto value = values.begin();
   for (Index i = 0; i < rows; ++i)
@@ -388,9 +364,7 @@ inline bool starts_with(const std::string& text, const std::string& prefix) { re
 
 /// What CALL threw (its what(), made safe by submitted()), or "" when it returned: for a check
 /// that a valid input, such as a tiny positive learning rate, is accepted and not thrown out.
-/// DESCRIBE, when given, says the call's input should it crash.
-inline std::string thrown_by(const std::function<void()>& call, std::function<std::string()> describe = {}) {
-  const CallInput during(describe ? std::move(describe) : [] { return std::string("a call probing what the code accepts"); });
+inline std::string thrown_by(const std::function<void()>& call) {
   try {
     call();
   } catch (const std::exception& e) {
@@ -420,7 +394,6 @@ inline std::string thrown_by(const std::function<void()>& call, std::function<st
     const std::string described_call = ::scalebook::testing::call_text(                            \
         ::scalebook::testing::detail::bare(#function), #__VA_ARGS__,                               \
         ::scalebook::testing::shown_args(__VA_ARGS__));                                           \
-    const ::scalebook::testing::CallInput during_call([&] { return described_call; });            \
     const ::scalebook::testing::ThrowMatch thrown = ::scalebook::testing::throws_typed(            \
         [&] { static_cast<void>(function(__VA_ARGS__)); },                                         \
         [](const std::exception& e) { return typeid(e) == typeid(Type); },                         \
@@ -430,11 +403,6 @@ inline std::string thrown_by(const std::function<void()>& call, std::function<st
   } while (false)
 
 namespace scalebook::testing::detail {
-/// Keeps REPORT as the last comparison report printed (see StringMaker<MatrixMatch>) and returns it.
-const std::string& remember_report(const std::string& report);
-/// The last comparison report printed, for the doctest main.
-const std::string& last_report();
-
 /// "dot_scores" for "ch03::dot_scores": the name a function's own messages start with.
 constexpr std::string_view bare(std::string_view qualified) {
   const std::size_t colon = qualified.rfind("::");
@@ -456,20 +424,15 @@ template <>
 struct StringMaker<scalebook::Alignment> {
   static String convert(scalebook::Alignment a) { return scalebook::testing::show(a).c_str(); }
 };
-// A comparison's report is what its failure says (the doctest main prints it, never the C++
-// expression it came from): remembered, so that the main can tell a report from doctest's own
-// decomposition of a plain comparison ("0.118034 < 1e-09"), which it leaves out.
 template <>
 struct StringMaker<scalebook::testing::MatrixMatch> {
   static String convert(const scalebook::testing::MatrixMatch& match) {
-    return scalebook::testing::detail::remember_report(match.report).c_str();
+    return match.report.c_str();
   }
 };
 template <>
 struct StringMaker<scalebook::testing::ThrowMatch> {
-  static String convert(const scalebook::testing::ThrowMatch& match) {
-    return scalebook::testing::detail::remember_report(match.report).c_str();
-  }
+  static String convert(const scalebook::testing::ThrowMatch& match) { return match.report.c_str(); }
 };
 // Lists of numbers and strings, which doctest would print as "{?}".
 template <class T>
@@ -523,5 +486,3 @@ auto show(const T& value) -> std::enable_if_t<!std::is_arithmetic_v<T> && !std::
   return detail::one_line(doctest::toString(value).c_str());
 }
 }  // namespace scalebook::testing
-
-#include "scalebook/diagnosis.hpp"  // a named mistake on evidence that separates it (uses the above)

@@ -3,8 +3,6 @@
 // (the deviations from the mean are squared), in double, with scale 1 only for a spread of exactly 0.
 #include "feature_scaling.hpp"
 
-#include <cmath>
-
 namespace scalebook::ch01 {
 
 Scaling fit_scaling(const Matrix& train) {
@@ -15,20 +13,12 @@ Scaling fit_scaling(const Matrix& train) {
   for (Index i = 0; i < train.rows(); ++i) sum += train.row(i);  // first pass: every feature at once
   Scaling s;
   s.mean = sum / n;
-  for (Index c = 0; c < train.cols(); ++c) {  // a sum past the largest double: each value divided by n first
-    if (std::isinf(s.mean(c))) s.mean(c) = (train.col(c) / n).sum();
-  }
-  // Each feature's largest deviation: the deviations are divided by it before they are squared,
-  // so that spreads of 1e-300 (squares underflow) and 1e200 (squares overflow) are kept.
-  RowVector largest = RowVector::Zero(train.cols());
-  for (Index i = 0; i < train.rows(); ++i) largest = largest.cwiseMax((train.row(i) - s.mean).cwiseAbs());
-  const RowVector unit = (largest.array() > 0.0).select(largest, RowVector::Ones(train.cols()));
   RowVector squares = RowVector::Zero(train.cols());
   for (Index i = 0; i < train.rows(); ++i) {  // second pass: deviations from the mean, squared
-    const RowVector deviation = (train.row(i) - s.mean).cwiseQuotient(unit);
+    const RowVector deviation = train.row(i) - s.mean;
     squares += deviation.cwiseProduct(deviation);
   }
-  s.scale = (squares / n).cwiseSqrt().cwiseProduct(unit);  // population standard deviation (ddof = 0)
+  s.scale = (squares / n).cwiseSqrt();  // population standard deviation (ddof = 0)
   for (Index c = 0; c < s.scale.cols(); ++c) {
     if (s.scale(c) == 0.0) s.scale(c) = 1.0;  // a constant feature: it becomes 0 after scaling
   }

@@ -31,7 +31,7 @@ Extrapolation extrapolate(const SaturatingPowerLaw& law, const std::vector<doubl
   out.predicted.resize(sizes.size());
   out.relative_error.resize(sizes.size());
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    out.predicted[i] = law.e + (law.a == 0.0 ? 0.0 : law.a * std::exp(-law.alpha * std::log(sizes[i])));  // E + A N^-alpha, 0 for a = 0
+    out.predicted[i] = law.e + law.a * std::exp(-law.alpha * std::log(sizes[i]));  // E + A N^-alpha
     out.relative_error[i] = out.predicted[i] / losses[i] - 1.0;                    // signed
   }
   for (double error : out.relative_error) out.worst = std::max(out.worst, std::abs(error));

@@ -36,9 +36,7 @@ def run(args) -> int:
     state.parent.mkdir(parents=True, exist_ok=True)
     state.write_text(str(max(seen, tier)))
     verdict = load_record(chapter).get(exercise, {})
-    # What the last check proved, by id: in any of the exercise's failing checks, in order.
-    named = mistake_ids("\n".join([verdict.get("message", "")] + [reason for failure in verdict.get("failures", [])
-                                                                   for reason in failure["reasons"]]))
+    named = mistake_ids(verdict.get("message", ""))  # what the last check proved, by id
     advice = dict(chapter_advice(chapter, exercise))
     for mistake in named:
         if mistake in advice:

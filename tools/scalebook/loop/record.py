@@ -13,15 +13,13 @@ from ..errors import BuildError
 from .. import ui
 from . import errata
 from .build import build_checks, exercise_objects, shown, track_dir
-from .run_checks import (CheckResult, exercise_failures, exercise_verdicts, explain_dependencies, registered_checks,
-                         run_checks)
+from .run_checks import CheckResult, exercise_verdicts, explain_dependencies, registered_checks, run_checks
 
 
 def check_chapter(chapter: Chapter, progress: ui.Progress | None = None,
                   timeout: float = CHECK_TIMEOUT) -> dict:
     """Builds and runs one chapter's checks on the student's code; saves and returns the record
-    {exercise: {status, check, message, failures}} that progress and hint read (failures: every
-    check of the exercise that did not pass, {check, status, reasons})."""
+    {exercise: {status, check, message}} that progress and hint read."""
     STATE.mkdir(parents=True, exist_ok=True)
     built = build_checks(STUDENT_BUILD, chapter, STATE, progress)
     names = registered_checks(STUDENT_BUILD, chapter.folder)
@@ -43,10 +41,7 @@ def check_chapter(chapter: Chapter, progress: ui.Progress | None = None,
     if errors and built.binary is not None:
         sources = {e: (source, obj) for e, source, obj in exercise_objects(STUDENT_BUILD, chapter)}
         explain_dependencies(verdicts, errors, sources, chapter.functions_of())
-    # Each exercise: its worst check in detail, and every check that did not pass, one line per failure.
-    record = {e: {"status": v.status, "check": v.name, "message": v.message,
-                  "failures": exercise_failures(e, results) if v.status not in ("passed", "compile_error", "not_run")
-                  else []}
+    record = {e: {"status": v.status, "check": v.name, "message": v.message}
               for e, v in verdicts.items()}
     (STATE / f"{chapter.folder}.json").write_text(json.dumps(record, indent=1))
     return record

@@ -194,13 +194,6 @@ DEPENDS_ON_BROKEN = "not run: {exercise} does not compile — {error}"
 DEPENDS_JOIN = "; "
 
 
-def exercise_failures(exercise: str, results: dict[str, CheckResult]) -> list[dict]:
-    """Every check of EXERCISE that did not pass, in order: its name, status and one line per
-    failure (what check, watch and progress show beside the worst check's detail)."""
-    return [{"check": r.name, "status": r.status, "reasons": reasons(r.message)}
-            for r in results.values() if r.exercise == exercise and r.status != "passed"]
-
-
 def exercise_verdicts(exercises: list[str], results: dict[str, CheckResult],
                       compile_errors: dict[str, str]) -> dict[str, CheckResult]:
     """Per exercise: the worst of its checks (a representative CheckResult), or its compile error
@@ -280,31 +273,11 @@ def mistake_ids(message: str) -> list[str]:
     return list(dict.fromkeys(MISTAKE.findall(message)))
 
 
-# How a check's message lists its further failures (lib/testing/doctest_main.cpp's kFurther): the
-# first failure in full, then a line "also failed: REASON" for each further failure of the check.
-FURTHER = "also failed: "
-
-
-def split_failures(message: str) -> tuple[str, list[str]]:
-    """A check's message as its first failure's message and the one-line reasons of the others."""
-    lines = message.split("\n")
-    first = [line for line in lines if not line.startswith(FURTHER)]
-    return "\n".join(first), [line[len(FURTHER):] for line in lines if line.startswith(FURTHER)]
-
-
 def diagnosis(message: str) -> str:
-    """The one line that says what is wrong: a named mistake if one of the check's failures names
-    one, else its first failure's first part."""
-    first, further = split_failures(message)
-    parts = [re.sub(r"^threw: ", "", p.strip()) for p in re.split(r"\s\|\s|\n", first) if p.strip()]
-    for part in parts + [p.strip() for reason in further for p in reason.split(" | ")]:
+    """The one line that says what is wrong: a named mistake if the check found one, else the
+    message's first part."""
+    parts = [re.sub(r"^threw: ", "", p.strip()) for p in re.split(r"\s\|\s|\n", message) if p.strip()]
+    for part in parts:
         if MISTAKE.search(part):
             return part
     return parts[0] if parts else ""
-
-
-def reasons(message: str) -> list[str]:
-    """One line per failure of a check: the first failure's diagnosis, then each further one's."""
-    first, further = split_failures(message)
-    lead = [re.sub(r"^threw: ", "", p.strip()) for p in re.split(r"\s\|\s|\n", first) if p.strip()]
-    return ([lead[0]] if lead else []) + further

@@ -13,34 +13,8 @@ from .. import ui
 from .build import shown
 from .errata import pending_lines
 from .record import check_chapter, load_record
-from .run_checks import FURTHER, diagnosis, mistake_ids, split_failures, verdict_text
+from .run_checks import diagnosis, verdict_text
 from ..verdicts import MARK, WORDS as WHAT
-
-# The other failing checks of one exercise shown under it, at most this many lines.
-OTHERS_SHOWN = 8
-
-
-def other_check_lines(verdict: dict, detailed: str | None, indent: str, limit: int) -> list[str]:
-    """One line per failure of each failing check of an exercise but DETAILED (whose detail is
-    shown above): "✗ CHECK: REASON", a further failure of the same check "also failed: REASON".
-    Checks that fail for one and the same reason (an exercise not started) are said once."""
-    lines: list[str] = []
-    said: dict[str, int] = {}
-    for failure in verdict.get("failures", []):
-        if failure["check"] == detailed or not failure["reasons"]:
-            continue
-        first = failure["reasons"][0]
-        if first in said:
-            said[first] += 1
-            continue
-        said[first] = 1
-        lines.append(f"{indent}{ui.red(MARK['failed'])} {failure['check']}: {first}")
-        lines += [f"{indent}    {FURTHER}{reason}" for reason in failure["reasons"][1:]]
-    repeated = sum(count - 1 for count in said.values())
-    if repeated:
-        lines.append(ui.dim(f"{indent}(and {repeated} more check{'s' if repeated != 1 else ''} failing for a reason "
-                            f"said above)"))
-    return ui.fit(lines, limit)
 
 
 def failure_lines(exercise: str, verdict: dict, limit: int) -> list[str]:
@@ -51,13 +25,9 @@ def failure_lines(exercise: str, verdict: dict, limit: int) -> list[str]:
     else:
         if verdict["check"] and not verdict["check"].endswith(" -"):
             lines.append(f"      {ui.bold(verdict['check'])}")
-        first, further = split_failures(verdict["message"])
-        parts = [p for chunk in first.split(" | ") for p in chunk.split("\n")]
+        parts = [p for chunk in verdict["message"].split(" | ") for p in chunk.split("\n")]
         lines += [f"      {p}" for p in parts if p.strip()]
-        lines = ui.fit(lines, limit)
-        lines += [f"      {FURTHER}{reason}" for reason in further]
-        lines += other_check_lines(verdict, verdict["check"], "      ", OTHERS_SHOWN)
-    lines = ui.fit(lines, limit + OTHERS_SHOWN + 4)
+    lines = ui.fit(lines, limit)
     lines.append(ui.dim(f"      stuck? ./workbook hint {exercise}"))
     return lines
 
@@ -81,21 +51,8 @@ def report_chapter(chapter: Chapter, record: dict, detail_lines: int) -> list[st
         if not shown_detail:
             shown_detail = True
             out += failure_lines(exercise, verdict, detail_lines)
-        elif status not in ("compile_error",) and not verdict["message"].startswith("not run"):
-            # Every other failing exercise: each failing check's one-line reason.
-            out += other_check_lines(verdict, None, "      ", OTHERS_SHOWN) or [f"      {diagnosis(verdict['message'])}"]
     out += hidden_lines(chapter)
     return out
-
-
-def exercise_diagnosis(verdict: dict) -> str:
-    """The one line progress quotes for a failing exercise: the first of its failures that names a
-    known mistake, else its worst check's diagnosis."""
-    for failure in verdict.get("failures", []):
-        for reason in failure["reasons"]:
-            if mistake_ids(reason):
-                return diagnosis(reason)
-    return diagnosis(verdict["message"])
 
 
 def hidden_lines(chapter: Chapter) -> list[str]:
@@ -141,7 +98,7 @@ def progress_lines(chapters: list[Chapter]) -> list[str]:
                         next_step = f"exercise {exercise} " + verdict_text(verdict["status"], verdict["message"])
                         break
                     what = WHAT[verdict["status"]]
-                    said = exercise_diagnosis(verdict)
+                    said = diagnosis(verdict["message"])
                     next_step = f"exercise {exercise} — " + (f"{what}: " if what else "") + (
                         said or verdict["message"])
                     break
