@@ -289,9 +289,10 @@ def main(argv: list[str]) -> int:
     instructors_only("grading")
     if argv[:1] == ["--accept"] or (argv and argv[0].startswith("--accept=")):
         return regrade.accept_command(argv)
+    # The pages' python3-jinja2, and the similarity engine unless it is not wanted (the autograders),
+    # installed first, as for every command (--help included: the fresh machine's test runs it)
+    packages.ensure("autograder" if "--no-similarity" in argv else "grade")
     args = parse_arguments(argv)
-    # The pages' python3-jinja2, and the similarity engine unless it is not wanted (the autograders)
-    packages.ensure("grade" if args.similarity else "autograder")
     CHILDREN.install("grade")
     sandbox.check_available()  # or SandboxError: workbook.py says why, exit status 2
     sandbox.sweep_cgroups()

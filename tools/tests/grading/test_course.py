@@ -497,8 +497,9 @@ def autograder(base: Path) -> None:
     done = box(layout, fake_bin, "/autograder/source/setup.sh")
     expect(done.returncode == 0, f"setup.sh builds the image's kit and grades the stubs ({done.returncode})")
     installs = [line.split() for line in (layout / "apt-get.txt").read_text().splitlines() if line.startswith("install")]
-    expect(len(installs) == 1 and set(installs[0][3:]) == set(packages_for("grade")),
-           f"setup.sh installs from apt exactly the packages grading checks for: {installs}")
+    expect(len(installs) == 1 and set(installs[0][3:]) == set(packages_for("autograder")),
+           f"setup.sh installs from apt exactly the packages its grade --no-similarity checks for (the "
+           f"autograder purpose: no similarity engine): {installs}")
     # A student who uploads the files alone, then one who hands in a copy of the workbook with the stubs.
     for kind, files, score in (("loose files", solutions("gradescope"), "full"), ("whole copy", version("stubs"), "zero")):
         shutil.rmtree(layout / "submission", ignore_errors=True)
